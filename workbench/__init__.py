@@ -1,0 +1,3 @@
+"""DP Workbench: differentially private releases of tables, prepared offline."""
+
+__version__ = "0.1.0"

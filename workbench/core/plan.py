@@ -1,0 +1,232 @@
+"""ReleasePlan: what to release and at what privacy cost, as a versioned JSON file.
+
+A plan holds a public description of the dataset (never the data), the schema, the
+statistics with the mechanism and (ε, δ) of each, and the total budget the plan may
+spend. It can be written at home and run at work: the round trip is lossless.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.core.accounting import Guarantee, MechanismEvent, compose
+from workbench.core.errors import BudgetError, PlanError, WorkbenchError
+from workbench.core.mechanisms import MechanismKind, Noise, calibrate, check_delta, check_epsilon
+from workbench.core.schema import Schema
+from workbench.core.statistics import Statistic, statistic_from_json
+
+PLAN_FORMAT = "dp-workbench-plan"
+PLAN_VERSION = 1
+_BUDGET_TOLERANCE = 1e-9  # relative; absorbs float rounding when per-statistic ε add up to the total
+
+
+@dataclass(frozen=True)
+class DatasetDescription:
+    """Public metadata only: a name, a description, the expected file name, a size estimate."""
+
+    name: str
+    description: str = ""
+    file_name: str | None = None
+    size_estimate: int | None = None  # a public guess of the number of persons, for previews
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "file_name": self.file_name,
+            "size_estimate": self.size_estimate,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "DatasetDescription":
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise PlanError("The plan's 'dataset' must be an object with at least a 'name'.")
+        estimate = data.get("size_estimate")
+        if estimate is not None and (isinstance(estimate, bool) or not isinstance(estimate, int) or estimate < 1):
+            raise PlanError(f"The dataset's size estimate must be a whole number of persons, not {estimate!r}.")
+        return cls(
+            name=data["name"],
+            description=str(data.get("description", "")),
+            file_name=data.get("file_name"),
+            size_estimate=estimate,
+        )
+
+
+@dataclass(frozen=True)
+class Budget:
+    epsilon: float
+    delta: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> "Budget":
+        if not isinstance(data, dict) or "epsilon" not in data:
+            raise PlanError(f"{where}: the budget must be an object with 'epsilon' (and 'delta').")
+        return cls(epsilon=data["epsilon"], delta=data.get("delta", 0.0))
+
+
+@dataclass(frozen=True)
+class PlannedStatistic:
+    """One statistic, the mechanism that releases it, and the (ε, δ) it may spend."""
+
+    statistic: Statistic
+    mechanism: MechanismKind
+    budget: Budget
+
+    def noises(self, schema: Schema) -> tuple[Noise, ...]:
+        """Calibrated noise for each query of the statistic; touches no data."""
+        return tuple(
+            calibrate(
+                self.mechanism,
+                q.sensitivity.l1 if self.mechanism is MechanismKind.LAPLACE else q.sensitivity.l2,
+                self.budget.epsilon * q.share,
+                self.budget.delta * q.share,
+            )
+            for q in self.statistic.queries(schema)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.statistic.to_json(), "mechanism": self.mechanism.value, **self.budget.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Any, position: int) -> "PlannedStatistic":
+        where = f"Statistic {position + 1}"
+        statistic = statistic_from_json(data, where)
+        try:
+            mechanism = MechanismKind(data.get("mechanism", "laplace"))
+        except ValueError:
+            raise PlanError(f"{where}: mechanism {data.get('mechanism')!r} is not 'laplace' or 'gaussian'.") from None
+        return cls(statistic, mechanism, Budget.from_json(data, where))
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    dataset: DatasetDescription
+    schema: Schema
+    statistics: tuple[PlannedStatistic, ...]
+    total: Budget
+    confidence: float = 0.95
+
+    def validate(self) -> None:
+        """Check everything that can be checked without data; raise a WorkbenchError if unsound."""
+        self.schema.validate()
+        if not self.statistics:
+            raise PlanError("The plan has no statistics. Add at least one.")
+        check_epsilon(self.total.epsilon)
+        if self.total.delta != 0:
+            check_delta(self.total.delta)
+        if not 0.5 <= self.confidence < 1:
+            raise PlanError(f"The confidence level must be at least 0.5 and below 1, not {self.confidence!r}.")
+        self._check_delta_against_size()
+        for planned in self.statistics:
+            self._check_statistic(planned)
+        spent = self.guarantee()
+        over_epsilon = spent.epsilon - self.total.epsilon
+        over_delta = spent.delta - self.total.delta
+        if over_epsilon > _BUDGET_TOLERANCE * self.total.epsilon or over_delta > _BUDGET_TOLERANCE * max(
+            self.total.delta, 1e-300
+        ):
+            raise BudgetError(
+                f"The statistics spend ε = {spent.epsilon:g}, δ = {spent.delta:g} in total, more than the plan's "
+                f"budget of ε = {self.total.epsilon:g}, δ = {self.total.delta:g} (over by ε {max(over_epsilon, 0):g}, "
+                f"δ {max(over_delta, 0):g}). Lower some statistics' ε or δ, or raise the total."
+            )
+
+    def _check_statistic(self, planned: PlannedStatistic) -> None:
+        where = f"'{planned.statistic.label}'"
+        try:
+            check_epsilon(planned.budget.epsilon)
+            if planned.mechanism is MechanismKind.GAUSSIAN:
+                check_delta(planned.budget.delta)
+            elif planned.budget.delta != 0:
+                raise BudgetError("the Laplace mechanism spends no δ; set δ to 0 or choose the Gaussian mechanism.")
+        except WorkbenchError as exc:
+            raise BudgetError(f"{where}: {exc}") from None
+        planned.statistic.queries(self.schema)  # raises if the columns do not fit the statistic
+
+    def _check_delta_against_size(self) -> None:
+        size = self.schema.public_size or self.dataset.size_estimate
+        if size and self.total.delta >= 1.0 / size:
+            raise BudgetError(
+                f"δ = {self.total.delta:g} is at least 1 / {size} (one over the number of persons), which would "
+                "allow a mechanism that publishes one person's record outright. Choose δ far below that, e.g. "
+                f"{10 ** math.floor(math.log10(0.01 / size)):g}."
+            )
+
+    def guarantee(self) -> Guarantee:
+        """The total privacy cost of the plan, computed from public inputs only."""
+        return compose(
+            MechanismEvent.from_noise(planned.statistic.label, noise)
+            for planned in self.statistics
+            for noise in planned.noises(self.schema)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": PLAN_FORMAT,
+            "version": PLAN_VERSION,
+            "dataset": self.dataset.to_json(),
+            "schema": self.schema.to_json(),
+            "statistics": [planned.to_json() for planned in self.statistics],
+            "total_budget": self.total.to_json(),
+            "confidence": self.confidence,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "ReleasePlan":
+        if not isinstance(data, dict) or data.get("format") != PLAN_FORMAT:
+            raise PlanError("This is not a DP Workbench plan (its 'format' is not 'dp-workbench-plan').")
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise PlanError("The plan has no valid 'version' number.")
+        if version > PLAN_VERSION:
+            raise PlanError(
+                f"This plan was written by a newer DP Workbench (plan version {version}; this one reads up to "
+                f"{PLAN_VERSION}). Update DP Workbench to open it."
+            )
+        statistics = data.get("statistics")
+        if not isinstance(statistics, list):
+            raise PlanError("The plan needs a list of 'statistics'.")
+        confidence = data.get("confidence", 0.95)
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
+            raise PlanError(f"The confidence level must be a number such as 0.95, not {confidence!r}.")
+        return cls(
+            dataset=DatasetDescription.from_json(data.get("dataset")),
+            schema=Schema.from_json(data.get("schema")),
+            statistics=tuple(PlannedStatistic.from_json(s, i) for i, s in enumerate(statistics)),
+            total=Budget.from_json(data.get("total_budget"), "The plan's total budget"),
+            confidence=float(confidence),
+        )
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        temporary.replace(path)  # never leave a half-written plan behind
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ReleasePlan":
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise PlanError(f"{path}: no such plan file. Check the path.") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PlanError(f"{path.name}: the plan file cannot be read ({exc}).") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PlanError(
+                f"{path.name} is not a complete plan file: {exc.msg} at line {exc.lineno}, column {exc.colno}. "
+                "It may be cut off or edited by hand; open an intact copy."
+            ) from None
+        try:
+            return cls.from_json(data)
+        except WorkbenchError as exc:
+            raise type(exc)(f"{path.name}: {exc}") from None

@@ -1,0 +1,121 @@
+"""Apply a Schema to a Table: the rows and values every statistic is computed from.
+
+The steps, in this order, each a function of one person's own rows only (so that the
+sensitivities in ``sensitivity`` hold):
+
+1. Under a person-level unit, rows with no id are left out (they belong to nobody known).
+2. Each person keeps their first k rows in file order; later rows are left out.
+3. Missing values in "impute" columns are replaced by the public value; missing values in
+   "drop" columns stay missing, and each statistic leaves out the rows missing in its
+   own columns (complete cases per statistic).
+4. Numeric values are clamped into their public bounds; categorical values become text.
+
+The result is private data: it stays in memory and is read only by ``statistics``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.errors import SchemaError
+from workbench.core.io import Table
+from workbench.core.schema import (
+    CategoricalColumn,
+    MissingAction,
+    NumericColumn,
+    Schema,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedData:
+    """Clamped, truncated values of the described columns. Private: never export or print."""
+
+    frame: pd.DataFrame
+    schema: Schema
+
+    def numeric(self, column: str) -> np.ndarray:
+        """Clamped values of the rows where ``column`` is present."""
+        values = self.frame[column].to_numpy(dtype=np.float64)
+        return values[~np.isnan(values)]
+
+    def categorical(self, column: str) -> np.ndarray:
+        """Category texts of the rows where ``column`` is present."""
+        values = self.frame[column]
+        return values[values.notna()].to_numpy(dtype=object)
+
+    @property
+    def rows(self) -> int:
+        """Rows after the privacy unit is applied. Private: a count must be released with noise."""
+        return len(self.frame)
+
+
+def prepare(table: Table, schema: Schema) -> PreparedData:
+    """Validate the schema against the table and apply it (steps 1 to 4 above)."""
+    schema.validate()
+    check_columns_exist(table, schema)
+    frame = table.frame
+    id_column = schema.unit.id_column
+    if id_column is not None:
+        ids = frame[id_column]
+        frame = frame.loc[ids.notna().to_numpy()]
+        rank_within_person = frame[id_column].groupby(frame[id_column], sort=False).cumcount().to_numpy()
+        frame = frame.loc[rank_within_person < schema.k]
+
+    columns: dict[str, pd.Series] = {}
+    for spec in schema.columns:
+        if isinstance(spec, NumericColumn):
+            values = _as_numbers(frame[spec.name], spec.name, table)
+            if spec.missing.action is MissingAction.IMPUTE:
+                values = values.fillna(float(spec.missing.value))
+            columns[spec.name] = values.clip(lower=spec.lower, upper=spec.upper)
+        elif isinstance(spec, CategoricalColumn):
+            values = _as_category_text(frame[spec.name])
+            if spec.missing.action is MissingAction.IMPUTE:
+                values = values.where(values.notna(), spec.missing.value)
+            columns[spec.name] = values
+    prepared = pd.DataFrame(columns, index=frame.index).reset_index(drop=True)
+    return PreparedData(frame=prepared, schema=schema)
+
+
+def check_columns_exist(table: Table, schema: Schema) -> None:
+    """Every described column must be in the file; otherwise the plan is for other data."""
+    present = set(table.columns)
+    absent = [spec.name for spec in schema.columns if spec.name not in present]
+    if absent:
+        listed = ", ".join(f"'{name}'" for name in absent)
+        raise SchemaError(
+            f"The plan describes {listed}, which {'is' if len(absent) == 1 else 'are'} not in {table.source.name}. "
+            f"That file has the columns {', '.join(table.columns)}. Is the plan meant for another dataset? "
+            "Open the right file, or edit the plan's column names."
+        )
+
+
+def _as_numbers(series: pd.Series, name: str, table: Table) -> pd.Series:
+    if pd.api.types.is_bool_dtype(series):
+        return series.astype("float64")
+    if pd.api.types.is_numeric_dtype(series):
+        return series.astype("float64")
+    as_text = series.astype("string").str.strip()
+    numbers = pd.to_numeric(as_text.replace("", pd.NA), errors="coerce")
+    bad = numbers.isna() & as_text.notna() & (as_text != "")
+    if bad.any():
+        example = as_text[bad].iloc[0]
+        raise SchemaError(
+            f"Column '{name}' in {table.source.name} is described as numeric, but {int(bad.sum())} of its values "
+            f"are not numbers (for example '{example}'). Describe it as categorical or ignored, or correct "
+            "those values in the file (leave a cell empty for a missing value)."
+        )
+    return numbers.astype("float64")
+
+
+def _as_category_text(series: pd.Series) -> pd.Series:
+    """Values as text, with whole numbers written without a decimal point (1.0 -> '1')."""
+    if pd.api.types.is_float_dtype(series):
+        whole = series.dropna()
+        if (whole == np.floor(whole)).all():
+            return series.map(lambda v: str(int(v)) if pd.notna(v) else None).astype(object)
+    return series.map(lambda v: str(v).strip() if pd.notna(v) else None).astype(object)

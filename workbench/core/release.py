@@ -1,0 +1,150 @@
+"""Run a plan on a table: calibrate from public inputs, compute exactly, add OpenDP noise.
+
+Everything that can fail without looking at the data (schema, budgets, calibration) is
+checked first, so an unsound plan is refused before a single private value is read.
+The persistent ledger that charges a release before it is shown arrives with the ledger
+issue; until then the caller is responsible for not re-running a release.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Any
+
+from workbench import __version__
+from workbench.core.accounting import Guarantee
+from workbench.core.io import Table
+from workbench.core.mechanisms import Noise
+from workbench.core.plan import PlannedStatistic, ReleasePlan
+from workbench.core.prepare import prepare
+from workbench.core.statistics import Cell, Query
+
+RESULTS_FORMAT = "dp-workbench-results"
+RESULTS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class NoiseUsed:
+    """The noise on one query, in the statistic's own units (scale times the grid unit)."""
+
+    query: str
+    mechanism: str
+    sensitivity: float
+    scale: float
+    epsilon: float
+    delta: float
+
+    @classmethod
+    def of(cls, query: Query, noise: Noise) -> "NoiseUsed":
+        return cls(
+            query.name,
+            noise.kind.value,
+            noise.sensitivity * query.unit,
+            noise.scale * query.unit,
+            noise.epsilon,
+            noise.delta,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "mechanism": self.mechanism,
+            "sensitivity": self.sensitivity,
+            "scale": self.scale,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+        }
+
+
+@dataclass(frozen=True)
+class ReleasedStatistic:
+    label: str
+    type: str
+    column: str | None
+    mechanism: str
+    epsilon: float
+    delta: float
+    method: str
+    noise: tuple[NoiseUsed, ...]
+    cells: tuple[Cell, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "type": self.type,
+            "column": self.column,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "method": self.method,
+            "noise": [n.to_json() for n in self.noise],
+            "cells": [{"label": c.label, "value": c.value, "error": c.error, "note": c.note} for c in self.cells],
+        }
+
+
+@dataclass(frozen=True)
+class Release:
+    """Released values and their public context. Contains nothing that is not DP or public."""
+
+    dataset_name: str
+    dataset_description: str
+    privacy_unit: str
+    neighbouring: str
+    confidence: float
+    statistics: tuple[ReleasedStatistic, ...]
+    guarantee: Guarantee
+    created: str
+    software_version: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": RESULTS_FORMAT,
+            "version": RESULTS_VERSION,
+            "dataset": {"name": self.dataset_name, "description": self.dataset_description},
+            "privacy_unit": self.privacy_unit,
+            "neighbouring": self.neighbouring,
+            "confidence": self.confidence,
+            "total": self.guarantee.to_json(),
+            "statistics": [s.to_json() for s in self.statistics],
+            "created": self.created,
+            "software": {"name": "DP Workbench", "version": self.software_version},
+        }
+
+
+def release(table: Table, plan: ReleasePlan) -> Release:
+    """Release every statistic of ``plan`` on ``table``; refuses an unsound plan before reading data."""
+    plan.validate()
+    calibrated = [(planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics]
+    data = prepare(table, plan.schema)
+    released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
+    return Release(
+        dataset_name=plan.dataset.name,
+        dataset_description=plan.dataset.description,
+        privacy_unit=plan.schema.unit.in_words,
+        neighbouring=plan.schema.neighbouring.in_words,
+        confidence=plan.confidence,
+        statistics=released,
+        guarantee=plan.guarantee(),
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        software_version=__version__,
+    )
+
+
+def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
+    statistic = planned.statistic
+    exact = statistic.exact(data)
+    noisy = [noise.sample(values) for noise, values in zip(noises, exact)]
+    del exact  # nothing but the noisy answers goes further
+    cells = statistic.estimate(noisy, noises, plan.schema, plan.confidence)
+    return ReleasedStatistic(
+        label=statistic.label,
+        type=statistic.type_name,
+        column=statistic.column_names[0] if statistic.column_names else None,
+        mechanism=planned.mechanism.value,
+        epsilon=sum(n.epsilon for n in noises),
+        delta=sum(n.delta for n in noises),
+        method=statistic.method(plan.schema),
+        noise=tuple(NoiseUsed.of(q, n) for q, n in zip(queries, noises)),
+        cells=cells,
+    )

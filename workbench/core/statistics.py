@@ -1,0 +1,355 @@
+"""The statistics a plan can release; each reads like a sentence: ``Mean("income")``.
+
+A statistic is a recipe: the integer queries it needs (with their sensitivity, from the
+schema alone), how to compute their exact answers from prepared data, and how to turn
+noisy answers into released values with a 95% error bound. It never draws noise itself.
+
+Sums are computed exactly on integers: each clamped value is scaled onto a power-of-two
+grid (``SumGrid``) and rounded, so one person moves the integer sum by at most the
+stated sensitivity, with no floating-point slack (DESIGN rule 4).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.core import sensitivity
+from workbench.core.accuracy import split_confidence
+from workbench.core.errors import PlanError, SchemaError
+from workbench.core.mechanisms import Noise
+from workbench.core.prepare import PreparedData
+from workbench.core.schema import CategoricalColumn, NumericColumn, Schema
+from workbench.core.sensitivity import Sensitivity
+
+GRID_BITS = 32  # a bound's magnitude spans 2^32 grid steps: steps below 1e-9 of the bound
+_CHUNK = 1 << 20  # rows per exact int64 partial sum: 2^20 * 2^32 < 2^63
+
+
+@dataclass(frozen=True)
+class Query:
+    """One integer-valued measurement a statistic needs."""
+
+    name: str
+    sensitivity: Sensitivity
+    unit: float  # what one integer step is worth in the statistic's own units
+    share: float  # share of the statistic's ε and δ spent on this query
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One released number: a scalar statistic has one cell, a histogram one per bin."""
+
+    label: str
+    value: float | None
+    error: float | None  # half-width of the interval that holds the noise with the stated confidence
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class SumGrid:
+    """Scale clamped values in [lower, upper] to integers on a public power-of-two grid."""
+
+    lower: float
+    upper: float
+
+    @property
+    def unit(self) -> float:
+        _, exponent = math.frexp(max(abs(self.lower), abs(self.upper)))
+        return math.ldexp(1.0, exponent - GRID_BITS)
+
+    @property
+    def lo(self) -> int:
+        return int(round(self.lower / self.unit))
+
+    @property
+    def hi(self) -> int:
+        return int(round(self.upper / self.unit))
+
+    def to_integers(self, values: np.ndarray) -> np.ndarray:
+        return np.rint(values / self.unit).astype(np.int64)
+
+
+def exact_sum(values: np.ndarray) -> int:
+    """The exact integer sum of int64 values (partial sums stay far below 2^63)."""
+    return sum(int(values[i : i + _CHUNK].sum(dtype=np.int64)) for i in range(0, len(values), _CHUNK))
+
+
+class Statistic:
+    """A released statistic: its queries, their exact answers, and the released cells."""
+
+    type_name: ClassVar[str] = ""
+
+    @property
+    def label(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return ()
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        raise NotImplementedError
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        """Exact integer answers, one list per query. Private: only noise may touch them."""
+        raise NotImplementedError
+
+    def estimate(
+        self, noisy: Sequence[Sequence[int]], noises: Sequence[Noise], schema: Schema, confidence: float
+    ) -> tuple[Cell, ...]:
+        """Released cells from noisy answers (post-processing only)."""
+        raise NotImplementedError
+
+    def method(self, schema: Schema) -> str:
+        """One sentence on how the value is computed, for results and reports."""
+        raise NotImplementedError
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type_name}
+
+
+def _numeric(schema: Schema, column: str, statistic: str) -> NumericColumn:
+    spec = schema.column(column)
+    if not isinstance(spec, NumericColumn):
+        raise SchemaError(
+            f"The {statistic} of '{column}' needs a numeric column with bounds, but '{column}' is described "
+            f"as {spec.kind}. Describe it as numeric, or choose another statistic."
+        )
+    return spec
+
+
+def _categorical(schema: Schema, column: str, statistic: str) -> CategoricalColumn:
+    spec = schema.column(column)
+    if not isinstance(spec, CategoricalColumn):
+        raise SchemaError(
+            f"The {statistic} of '{column}' needs a categorical column with public categories, but "
+            f"'{column}' is described as {spec.kind}. Describe it as categorical, or choose another statistic."
+        )
+    return spec
+
+
+def _grid(spec: NumericColumn) -> SumGrid:
+    assert spec.lower is not None and spec.upper is not None  # validated by Schema.validate
+    return SumGrid(float(spec.lower), float(spec.upper))
+
+
+def _count_sensitivity(schema: Schema, columns: tuple[str, ...]) -> Sensitivity:
+    """Rows counted over the rows where ``columns`` are present."""
+    return sensitivity.bounded_sum(1, 1, schema.k, schema.min_rows_per_person(columns), schema.neighbouring)
+
+
+def count_is_public(schema: Schema, columns: tuple[str, ...] = ()) -> bool:
+    """Under substitute with one row per person and none dropped, the row count is the public size."""
+    return _count_sensitivity(schema, columns).l1 == 0
+
+
+@dataclass(frozen=True)
+class Count(Statistic):
+    """The number of rows that remain after preparation."""
+
+    type_name: ClassVar[str] = "count"
+
+    @property
+    def label(self) -> str:
+        return "count of rows"
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        if count_is_public(schema):
+            return ()
+        return (Query("count", _count_sensitivity(schema, ()), 1.0, 1.0),)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        if count_is_public(data.schema):
+            return ()
+        return ([data.rows],)
+
+    def estimate(self, noisy, noises, schema, confidence):
+        if not noises:
+            return (Cell("", float(schema.public_size), 0.0, "the public size you entered; no noise needed"),)
+        return (Cell("", float(noisy[0][0]), float(noises[0].halfwidth(confidence))),)
+
+    def method(self, schema: Schema) -> str:
+        if count_is_public(schema):
+            return "Under 'substitute one person' with one row per person the count is the public size."
+        return "Number of rows, plus integer noise."
+
+
+@dataclass(frozen=True)
+class Sum(Statistic):
+    """The sum of a numeric column, each value clamped into its public bounds."""
+
+    column: str
+    type_name: ClassVar[str] = "sum"
+
+    @property
+    def label(self) -> str:
+        return f"sum of {self.column}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        grid = _grid(_numeric(schema, self.column, "sum"))
+        delta = sensitivity.bounded_sum(grid.lo, grid.hi, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring)
+        return (Query("sum", delta, grid.unit, 1.0),)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        grid = _grid(_numeric(data.schema, self.column, "sum"))
+        return ([exact_sum(grid.to_integers(data.numeric(self.column)))],)
+
+    def estimate(self, noisy, noises, schema, confidence):
+        unit = self.queries(schema)[0].unit
+        return (Cell("", noisy[0][0] * unit, noises[0].halfwidth(confidence) * unit),)
+
+    def method(self, schema: Schema) -> str:
+        unit = self.queries(schema)[0].unit
+        return (
+            f"Values clamped to the bounds, scaled to integer multiples of {unit:.3g} and summed exactly, "
+            "plus integer noise on that grid."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "column": self.column}
+
+
+@dataclass(frozen=True)
+class Mean(Statistic):
+    """The mean of a numeric column: a noisy centred sum over a noisy (or public) count."""
+
+    column: str
+    type_name: ClassVar[str] = "mean"
+
+    @property
+    def label(self) -> str:
+        return f"mean of {self.column}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def _centre(self, grid: SumGrid) -> int:
+        return (grid.lo + grid.hi) // 2
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        grid = _grid(_numeric(schema, self.column, "mean"))
+        centre = self._centre(grid)
+        centred = sensitivity.bounded_sum(
+            grid.lo - centre, grid.hi - centre, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring
+        )
+        if count_is_public(schema, self.column_names):
+            return (Query("centred sum", centred, grid.unit, 1.0),)
+        count = Query("count", _count_sensitivity(schema, self.column_names), 1.0, 0.5)
+        return (Query("centred sum", centred, grid.unit, 0.5), count)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        grid = _grid(_numeric(data.schema, self.column, "mean"))
+        values = grid.to_integers(data.numeric(self.column))
+        centred = exact_sum(values - self._centre(grid))
+        if count_is_public(data.schema, self.column_names):
+            return ([centred],)
+        return ([centred], [len(values)])
+
+    def estimate(self, noisy, noises, schema, confidence):
+        grid = _grid(_numeric(schema, self.column, "mean"))
+        centre = self._centre(grid) * grid.unit
+        if count_is_public(schema, self.column_names):
+            size = float(schema.public_size)
+        else:
+            size = float(noisy[1][0])
+            if size < 1:
+                return (Cell("", None, None, "the noisy count is below 1, so no mean can be formed; raise ε"),)
+        value = centre + noisy[0][0] * grid.unit / size
+        return (Cell("", value, self.error_bound(noises, schema, size, confidence)),)
+
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float, confidence: float) -> float:
+        """Bound on |released - exact| given the (noisy or estimated) number of rows ``size``.
+
+        With public count N: error = unit * Z_sum / N. Otherwise the released mean minus the
+        exact one is (unit * Z_sum - (mean - centre) * Z_count) / noisy count, and
+        |mean - centre| is at most half the range; both noises are bounded together
+        (union bound), so the bound holds with the stated confidence.
+        """
+        grid = _grid(_numeric(schema, self.column, "mean"))
+        if len(noises) == 1:
+            return noises[0].halfwidth(confidence) * grid.unit / size
+        each = split_confidence(confidence, 2)
+        centre = self._centre(grid)
+        half_range = max(grid.hi - centre, centre - grid.lo) * grid.unit
+        return (noises[0].halfwidth(each) * grid.unit + half_range * noises[1].halfwidth(each)) / size
+
+    def method(self, schema: Schema) -> str:
+        if count_is_public(schema, self.column_names):
+            return "Noisy sum of values centred on the middle of the bounds, divided by the public size."
+        return (
+            "Noisy sum of values centred on the middle of the bounds, divided by a noisy count; "
+            "half of ε (and δ) is spent on each."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "column": self.column}
+
+
+@dataclass(frozen=True)
+class Histogram(Statistic):
+    """Counts of every public category of a column (empty ones too), and of 'other' if kept."""
+
+    column: str
+    type_name: ClassVar[str] = "histogram"
+
+    @property
+    def label(self) -> str:
+        return f"histogram of {self.column}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        _categorical(schema, self.column, "histogram")
+        return (Query("bins", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0),)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        spec = _categorical(data.schema, self.column, "histogram")
+        other = len(spec.categories)
+        codes = pd.Categorical(data.categorical(self.column), categories=list(spec.categories)).codes
+        counts = np.bincount(np.where(codes < 0, other, codes), minlength=other + 1)
+        return ([int(c) for c in counts[: len(spec.bins)]],)
+
+    def estimate(self, noisy, noises, schema, confidence):
+        spec = _categorical(schema, self.column, "histogram")
+        error = float(noises[0].halfwidth(confidence))
+        return tuple(Cell(label, float(value), error) for label, value in zip(spec.bins, noisy[0]))
+
+    def method(self, schema: Schema) -> str:
+        spec = _categorical(schema, self.column, "histogram")
+        outside = (
+            "values outside the list are counted in '(other)'"
+            if len(spec.bins) > len(spec.categories)
+            else "values outside the list are left out"
+        )
+        return f"Rows counted in each public category ({outside}), plus integer noise in every bin."
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "column": self.column}
+
+
+STATISTIC_TYPES: dict[str, type[Statistic]] = {cls.type_name: cls for cls in (Count, Sum, Mean, Histogram)}
+
+
+def statistic_from_json(data: Any, where: str) -> Statistic:
+    if not isinstance(data, dict) or data.get("type") not in STATISTIC_TYPES:
+        kind = data.get("type") if isinstance(data, dict) else data
+        raise PlanError(f"{where}: {kind!r} is not a statistic; choose one of {', '.join(STATISTIC_TYPES)}.")
+    cls = STATISTIC_TYPES[data["type"]]
+    if cls is Count:
+        return Count()
+    column = data.get("column")
+    if not isinstance(column, str) or not column:
+        raise PlanError(f"{where}: a {data['type']} needs the name of its 'column'.")
+    return cls(column=column)  # type: ignore[call-arg]
