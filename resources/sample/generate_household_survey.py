@@ -83,13 +83,18 @@ def generate(rng: np.random.Generator) -> list[dict[str, object]]:
     return rows
 
 
-def main() -> None:
+def write(path: Path) -> int:
+    """Write the sample to ``path``; returns the number of rows."""
     rows = generate(np.random.default_rng(SEED))
-    with OUT.open("w", newline="", encoding="utf-8") as handle:
+    with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-    print(f"wrote {len(rows)} rows to {OUT}")
+    return len(rows)
+
+
+def main() -> None:
+    print(f"wrote {write(OUT)} rows to {OUT}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,123 @@
+"""Statistical privacy tests: empirical privacy loss on neighbouring inputs stays within ε.
+
+Each test samples the real mechanism (OpenDP) 100,000 times on each of two neighbouring
+inputs. By construction of ``empirical_epsilon`` a correct mechanism fails a test with
+probability at most 1e-6 (the Clopper-Pearson level): that is the false-failure rate.
+The same check is shown to catch broken mechanisms (too little noise).
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privacy_check import empirical_epsilon, epsilon_from_events
+from workbench.core.io import Table
+from workbench.core.mechanisms import MechanismKind, Noise, calibrate
+from workbench.core.plan import Budget, PlannedStatistic
+from workbench.core.prepare import prepare
+from workbench.core.schema import (
+    CategoricalColumn,
+    IdentifierColumn,
+    Neighbouring,
+    NumericColumn,
+    OutsideCategories,
+    PrivacyUnit,
+    Schema,
+)
+from workbench.core.statistics import Histogram, Sum
+
+N = 100_000
+pytestmark = pytest.mark.statistical
+
+
+def draws(noise: Noise, exact: int, n: int = N) -> np.ndarray:
+    return noise.sample([exact] * n).astype(float)
+
+
+def thresholds(centre: float, scale: float) -> list[float]:
+    return [centre + scale * j for j in np.arange(-3, 3.5, 0.5)]
+
+
+def test_laplace_stays_within_epsilon_and_half_scale_is_caught():
+    epsilon = 1.0
+    noise = calibrate(MechanismKind.LAPLACE, 1, epsilon)
+    broken = Noise(noise.kind, noise.sensitivity, noise.scale / 2, epsilon, 0.0)
+
+    honest = empirical_epsilon(draws(noise, 0), draws(noise, 1), thresholds(0.5, noise.scale))
+    caught = empirical_epsilon(draws(broken, 0), draws(broken, 1), thresholds(0.5, broken.scale))
+
+    assert honest.epsilon_lower_bound <= epsilon, honest
+    assert caught.epsilon_lower_bound > epsilon, caught
+
+
+def test_gaussian_stays_within_epsilon_delta_and_half_scale_is_caught():
+    epsilon, delta = 1.0, 1e-3
+    noise = calibrate(MechanismKind.GAUSSIAN, 1.0, epsilon, delta)
+    broken = Noise(noise.kind, noise.sensitivity, noise.scale / 2, epsilon, delta)
+
+    honest = empirical_epsilon(draws(noise, 0), draws(noise, 1), thresholds(0.5, noise.scale), delta=delta)
+    caught = empirical_epsilon(draws(broken, 0), draws(broken, 1), thresholds(0.5, broken.scale), delta=delta)
+
+    assert honest.epsilon_lower_bound <= epsilon, honest
+    assert caught.epsilon_lower_bound > epsilon, caught
+
+
+def _table(frame: pd.DataFrame) -> Table:
+    from pathlib import Path
+
+    return Table(frame=frame, source=Path("neighbours.csv"), file_format="text")
+
+
+def test_sum_over_a_person_with_k_rows_stays_within_epsilon():
+    """End to end through prepare, Sum and calibration: one person with k = 2 extreme rows."""
+    schema = Schema(
+        columns=(IdentifierColumn("pid"), NumericColumn("x", lower=-5, upper=10)),
+        unit=PrivacyUnit("pid", 2),
+    )
+    planned = PlannedStatistic(Sum("x"), MechanismKind.LAPLACE, Budget(1.0))
+    others = pd.DataFrame({"pid": [1, 1, 2, 3], "x": [3.0, 4.0, -2.0, 7.5]})
+    victim = pd.DataFrame({"pid": [9, 9, 9], "x": [50.0, 10.0, 10.0]})  # third row is truncated
+    with_victim = pd.concat([others, victim], ignore_index=True)
+
+    (noise,) = planned.noises(schema)
+    (exact_without,) = Sum("x").exact(prepare(_table(others), schema))
+    (exact_with,) = Sum("x").exact(prepare(_table(with_victim), schema))
+    assert exact_with[0] - exact_without[0] == noise.sensitivity  # the worst case is really reached
+
+    estimate = empirical_epsilon(
+        draws(noise, exact_without[0]), draws(noise, exact_with[0]), thresholds(exact_without[0], noise.scale)
+    )
+    assert estimate.epsilon_lower_bound <= 1.0, estimate
+
+
+def test_histogram_under_substitute_stays_within_epsilon():
+    """Replacing one person's two rows moves two bins each way: L1 sensitivity 2k = 4."""
+    schema = Schema(
+        columns=(IdentifierColumn("pid"), CategoricalColumn("c", categories=("a", "b"), outside=OutsideCategories.DROP)),
+        unit=PrivacyUnit("pid", 2),
+        neighbouring=Neighbouring.SUBSTITUTE,
+        public_size=3,
+    )
+    planned = PlannedStatistic(Histogram("c"), MechanismKind.LAPLACE, Budget(1.0))
+    base = pd.DataFrame({"pid": [1, 2, 2], "c": ["a", "b", "a"]})
+    x = pd.concat([base, pd.DataFrame({"pid": [3, 3], "c": ["a", "a"]})], ignore_index=True)
+    y = pd.concat([base, pd.DataFrame({"pid": [3, 3], "c": ["b", "b"]})], ignore_index=True)
+
+    (noise,) = planned.noises(schema)
+    (bins_x,) = Histogram("c").exact(prepare(_table(x), schema))
+    (bins_y,) = Histogram("c").exact(prepare(_table(y), schema))
+    assert sum(abs(a - b) for a, b in zip(bins_x, bins_y)) == noise.sensitivity
+
+    def corner_events(mechanism: Noise, bins: list[int]) -> dict[str, np.ndarray]:
+        """{bin a high and bin b low}: both bins move against each other, the full L1 distance."""
+        noisy = mechanism.sample(bins * N).astype(float).reshape(-1, 2)
+        return {f"a >= {4 + j}, b <= {1 - j}": (noisy[:, 0] >= 4 + j) & (noisy[:, 1] <= 1 - j) for j in range(3)}
+
+    assert (bins_x, bins_y) == ([4, 1], [2, 3])
+    honest = epsilon_from_events(corner_events(noise, bins_x), corner_events(noise, bins_y))
+    assert honest.epsilon_lower_bound <= 1.0, honest
+
+    # Calibrating with the add/remove sensitivity (k instead of 2k) would be a privacy bug; it is seen.
+    wrong = calibrate(MechanismKind.LAPLACE, 2, 1.0)
+    caught = epsilon_from_events(corner_events(wrong, bins_x), corner_events(wrong, bins_y))
+    assert caught.epsilon_lower_bound > 1.0, caught

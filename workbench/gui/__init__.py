@@ -1,0 +1,1 @@
+"""The PySide6 desktop application: widgets observe core values and call core functions."""
