@@ -317,7 +317,7 @@ class Histogram(Statistic):
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         spec = _categorical(data.schema, self.column, "histogram")
         other = len(spec.categories)
-        codes = pd.Categorical(data.categorical(self.column), categories=list(spec.categories)).codes
+        codes = pd.Index(spec.categories).get_indexer(data.categorical(self.column))  # -1: not a category
         counts = np.bincount(np.where(codes < 0, other, codes), minlength=other + 1)
         return ([int(c) for c in counts[: len(spec.bins)]],)
 

@@ -1,0 +1,125 @@
+"""Exact values: preparation rules (truncation, missing values, clamping) and each statistic."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.core.errors import SchemaError
+from workbench.core.io import Table
+from workbench.core.prepare import prepare
+from workbench.core.schema import (
+    OTHER_BIN,
+    CategoricalColumn,
+    IdentifierColumn,
+    MissingAction,
+    MissingPolicy,
+    Neighbouring,
+    NumericColumn,
+    OutsideCategories,
+    PrivacyUnit,
+    Schema,
+)
+from workbench.core.statistics import Count, Histogram, Mean, Sum, SumGrid, exact_sum
+
+
+def table(**columns) -> Table:
+    return Table(frame=pd.DataFrame(columns), source=Path("t.csv"), file_format="text")
+
+
+def test_each_person_keeps_first_k_rows_in_file_order_and_rows_without_id_are_left_out():
+    t = table(pid=["a", "b", "a", None, "a", "b"], x=[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    s = Schema((IdentifierColumn("pid"), NumericColumn("x", lower=0, upper=10)), PrivacyUnit("pid", 2))
+    data = prepare(t, s)
+    assert list(data.frame["x"]) == [1.0, 2.0, 3.0, 6.0]
+
+
+def test_values_are_clamped_into_the_public_bounds():
+    s = Schema((NumericColumn("x", lower=0, upper=10),))
+    assert list(prepare(table(x=[-5.0, 3.0, 50.0]), s).numeric("x")) == [0.0, 3.0, 10.0]
+
+
+def test_missing_values_are_dropped_per_statistic_or_imputed():
+    t = table(x=[1.0, None, 3.0], y=[None, 2.0, 4.0])
+    s = Schema(
+        (
+            NumericColumn("x", lower=0, upper=10, missing=MissingPolicy(MissingAction.DROP)),
+            NumericColumn("y", lower=0, upper=10, missing=MissingPolicy(MissingAction.IMPUTE, 5.0)),
+        )
+    )
+    data = prepare(t, s)
+    assert list(data.numeric("x")) == [1.0, 3.0]  # the row missing x is left out of x's statistics only
+    assert list(data.numeric("y")) == [5.0, 2.0, 4.0]
+    assert Count().exact(data) == ([3],)
+    assert Mean("x").exact(data)[1] == [2]  # the mean's count is over the complete cases
+
+
+def test_text_in_a_numeric_column_is_named_with_an_example():
+    s = Schema((NumericColumn("income", lower=0, upper=10),))
+    with pytest.raises(SchemaError, match=r"'income'.*2 of its values are not numbers.*'n/a'"):
+        prepare(table(income=["1", "n/a", "3", "unknown"]), s)
+
+
+def test_numbers_stored_as_text_are_read_as_numbers():
+    s = Schema((NumericColumn("x", lower=0, upper=10, missing=MissingPolicy(MissingAction.DROP)),))
+    assert list(prepare(table(x=["1.5", " 2", "", None]), s).numeric("x")) == [1.5, 2.0]
+
+
+def test_a_plan_for_another_dataset_names_the_missing_columns():
+    s = Schema((NumericColumn("salary", lower=0, upper=10),))
+    with pytest.raises(SchemaError, match=r"'salary'.*not in t.csv.*another dataset"):
+        prepare(table(x=[1.0]), s)
+
+
+def test_histogram_releases_every_public_category_even_empty_and_an_other_bin():
+    t = table(c=["a", "a", "zzz-rare", "b", None])
+    keep = Schema((CategoricalColumn("c", categories=("a", "b", "never"), missing=MissingPolicy(MissingAction.DROP)),))
+    drop = Schema((CategoricalColumn("c", categories=("a", "b", "never"), outside=OutsideCategories.DROP,
+                                     missing=MissingPolicy(MissingAction.DROP)),))
+    assert keep.columns[0].bins == ("a", "b", "never", OTHER_BIN)
+    assert Histogram("c").exact(prepare(t, keep)) == ([2, 1, 0, 1],)
+    assert Histogram("c").exact(prepare(t, drop)) == ([2, 1, 0],)
+
+
+def test_categories_match_whole_numbers_written_as_floats():
+    t = table(region=[1.0, 2.0, None, 2.0])
+    s = Schema((CategoricalColumn("region", categories=("1", "2"), missing=MissingPolicy(MissingAction.IMPUTE, "1")),))
+    assert Histogram("region").exact(prepare(t, s)) == ([2, 2, 0],)
+
+
+def test_sum_and_mean_are_exact_on_the_integer_grid():
+    values = [0.1, 0.2, 0.3, 99.99]
+    s = Schema((NumericColumn("x", lower=0, upper=100),))
+    data = prepare(table(x=values), s)
+    grid = SumGrid(0.0, 100.0)
+    (total,) = Sum("x").exact(data)
+    assert total[0] * grid.unit == pytest.approx(sum(values), abs=len(values) * grid.unit)
+    centred, count = Mean("x").exact(data)
+    assert count == [4]
+    assert (centred[0] + 4 * ((grid.lo + grid.hi) // 2)) == total[0]
+
+
+def test_exact_sum_has_no_floating_point_error_where_a_float_sum_has():
+    # A float sum of these is order-dependent (Casacuberta et al. 2022); the integer sum is not.
+    grid = SumGrid(-1e15, 1e15)
+    values = np.array([1e15, 1.0, -1e15, 1.0] * 1000)
+    ints = grid.to_integers(values)
+    assert exact_sum(ints) == exact_sum(ints[::-1]) == exact_sum(np.sort(ints))
+    assert exact_sum(np.array([2**40] * (3 * 2**20), dtype=np.int64)) == 3 * 2**60  # no int64 overflow across chunks
+
+
+def test_grid_unit_is_a_power_of_two_fine_enough_for_the_bounds():
+    for lower, upper in [(0, 1), (0, 100), (-3.5, 250_000), (1e-3, 2e-3)]:
+        grid = SumGrid(lower, upper)
+        mantissa, _ = np.frexp(grid.unit)
+        assert mantissa == 0.5
+        assert max(abs(lower), abs(upper)) / grid.unit <= 2**32
+        assert grid.unit <= max(abs(lower), abs(upper)) * 2**-31
+
+
+def test_count_under_substitute_with_one_row_per_person_is_the_public_size():
+    s = Schema((NumericColumn("x", lower=0, upper=1),), neighbouring=Neighbouring.SUBSTITUTE, public_size=1234)
+    assert Count().queries(s) == ()
+    (cell,) = Count().estimate([], [], s, 0.95)
+    assert cell.value == 1234 and cell.error == 0

@@ -1,0 +1,131 @@
+"""Sensitivity tables: every statistic, both neighbouring relations, k contributions.
+
+The formulas are also checked against brute force: enumerate what one person can
+contribute and take the largest change between neighbours.
+"""
+
+import itertools
+import math
+
+import pytest
+
+from workbench.core import sensitivity
+from workbench.core.mechanisms import MechanismKind
+from workbench.core.schema import (
+    CategoricalColumn,
+    IdentifierColumn,
+    MissingPolicy,
+    MissingAction,
+    Neighbouring,
+    NumericColumn,
+    PrivacyUnit,
+    Schema,
+)
+from workbench.core.statistics import Count, Histogram, Mean, Sum
+
+ADD, SUB = Neighbouring.ADD_REMOVE, Neighbouring.SUBSTITUTE
+
+
+def brute_force_sum(lo: int, hi: int, k: int, a_min: int, neighbouring: Neighbouring) -> int:
+    """Largest |change of the sum| when one person's rows (values in {lo, hi}) change."""
+    def contributions(rows):
+        return {sum(values) for values in itertools.product((lo, hi), repeat=rows)} if rows else {0}
+
+    people = {a: contributions(a) for a in range(0, k + 1)}
+    if neighbouring is ADD:
+        return max(abs(s) for a in range(1, k + 1) for s in people[a])
+    return max(abs(new - old) for a in range(a_min, k + 1) for b in range(a_min, k + 1)
+               for old in people[a] for new in people[b])
+
+
+@pytest.mark.parametrize("neighbouring", [ADD, SUB])
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+@pytest.mark.parametrize("a_min", [0, 1])
+@pytest.mark.parametrize("lo,hi", [(1, 1), (0, 10), (3, 10), (-4, 10), (-10, -2), (-7, 0)])
+def test_bounded_sum_matches_brute_force(lo, hi, k, a_min, neighbouring):
+    assert sensitivity.bounded_sum(lo, hi, k, a_min, neighbouring).l1 == brute_force_sum(lo, hi, k, a_min, neighbouring)
+
+
+def brute_force_histogram(k: int, bins: int, neighbouring: Neighbouring) -> tuple[int, float]:
+    people = [tuple(sum(1 for r in rows if r == b) for b in range(bins))
+              for n in range(1, k + 1) for rows in itertools.product(range(bins), repeat=n)]
+    if neighbouring is ADD:
+        return max(sum(p) for p in people), max(math.hypot(*p) for p in people)
+    changes = [tuple(x - y for x, y in zip(p, q)) for p in people for q in people]
+    return max(sum(map(abs, c)) for c in changes), max(math.hypot(*c) for c in changes)
+
+
+@pytest.mark.parametrize("neighbouring", [ADD, SUB])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_histogram_matches_brute_force(k, neighbouring):
+    l1, l2 = brute_force_histogram(k, bins=3, neighbouring=neighbouring)
+    stated = sensitivity.histogram(k, neighbouring)
+    assert stated.l1 == l1
+    assert stated.l2 == pytest.approx(l2, rel=1e-12) and stated.l2 >= l2
+
+
+def schema(neighbouring=ADD, k=1, missing=MissingAction.IMPUTE, lower=0.0, upper=100.0, public_size=None):
+    policy = MissingPolicy(missing, lower if missing is MissingAction.IMPUTE else None)
+    unit = PrivacyUnit("pid", k) if k > 1 else PrivacyUnit()
+    return Schema(
+        columns=(
+            IdentifierColumn("pid"),
+            NumericColumn("x", lower=lower, upper=upper, missing=policy),
+            CategoricalColumn("c", categories=("a", "b", "c")),
+        ),
+        unit=unit,
+        neighbouring=neighbouring,
+        public_size=public_size or (1000 if neighbouring is SUB else None),
+    )
+
+
+# (statistic, neighbouring, k, missing policy, bounds) -> sensitivity per query in the statistic's units
+TABLE = [
+    # count: k rows appear or vanish; under substitute only the number of rows per person varies
+    (Count(), ADD, 1, MissingAction.IMPUTE, (0, 100), {"count": 1}),
+    (Count(), ADD, 4, MissingAction.IMPUTE, (0, 100), {"count": 4}),
+    (Count(), SUB, 1, MissingAction.IMPUTE, (0, 100), {}),  # public size: no noise needed
+    (Count(), SUB, 4, MissingAction.IMPUTE, (0, 100), {"count": 3}),
+    # sum: k * max(|lower|, |upper|) under add/remove
+    (Sum("x"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"sum": 100}),
+    (Sum("x"), ADD, 3, MissingAction.IMPUTE, (-50, 20), {"sum": 150}),
+    (Sum("x"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"sum": 100}),
+    (Sum("x"), SUB, 1, MissingAction.IMPUTE, (10, 100), {"sum": 90}),
+    (Sum("x"), SUB, 1, MissingAction.DROP, (10, 100), {"sum": 100}),  # a row may vanish: 0 vs 100
+    (Sum("x"), SUB, 3, MissingAction.IMPUTE, (10, 100), {"sum": 290}),  # 3 x 100 in, 1 x 10 out
+    (Sum("x"), SUB, 2, MissingAction.IMPUTE, (-50, 20), {"sum": 140}),
+    # mean: centred sum (half range per row) and count, each with half the budget
+    (Mean("x"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 50, "count": 1}),
+    (Mean("x"), ADD, 2, MissingAction.IMPUTE, (10, 30), {"centred sum": 20, "count": 2}),
+    (Mean("x"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 100}),  # divided by public size
+    (Mean("x"), SUB, 1, MissingAction.DROP, (0, 100), {"centred sum": 100, "count": 1}),
+    (Mean("x"), SUB, 3, MissingAction.IMPUTE, (0, 100), {"centred sum": 300, "count": 2}),
+    # histogram: L1
+    (Histogram("c"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"bins": 1}),
+    (Histogram("c"), ADD, 5, MissingAction.IMPUTE, (0, 100), {"bins": 5}),
+    (Histogram("c"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"bins": 2}),
+    (Histogram("c"), SUB, 5, MissingAction.IMPUTE, (0, 100), {"bins": 10}),
+]
+
+
+@pytest.mark.parametrize("statistic,neighbouring,k,missing,bounds,expected", TABLE)
+def test_statistic_sensitivity_table(statistic, neighbouring, k, missing, bounds, expected):
+    queries = statistic.queries(schema(neighbouring, k, missing, *bounds))
+    stated = {q.name: q.sensitivity.l1 * q.unit for q in queries}
+    assert stated == pytest.approx(expected, rel=1e-8)
+    assert sum(q.share for q in queries) == pytest.approx(1.0) or not queries
+
+
+def test_histogram_l2_under_substitute_is_sqrt2_k():
+    (query,) = Histogram("c").queries(schema(SUB, k=3))
+    assert query.sensitivity.l2 == pytest.approx(3 * math.sqrt(2))
+
+
+def test_gaussian_noise_is_calibrated_to_l2_and_laplace_to_l1():
+    from workbench.core.plan import Budget, PlannedStatistic
+
+    s = schema(SUB, k=3)
+    (laplace,) = PlannedStatistic(Histogram("c"), MechanismKind.LAPLACE, Budget(1.0)).noises(s)
+    (gauss,) = PlannedStatistic(Histogram("c"), MechanismKind.GAUSSIAN, Budget(1.0, 1e-6)).noises(s)
+    assert laplace.sensitivity == 6 and laplace.scale == pytest.approx(6.0)
+    assert gauss.sensitivity == pytest.approx(3 * math.sqrt(2))
