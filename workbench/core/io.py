@@ -130,6 +130,16 @@ def detect_encoding(sample: bytes) -> str:
         return "utf-8"
     except UnicodeDecodeError:
         pass
+    runs = re.findall(rb"[\x80-\xff]+", sample)
+    if sum(len(run) == 1 for run in runs) >= 0.8 * len(runs):
+        # Accented letters stand alone among ASCII: a Western single-byte code page. (Multi-byte
+        # encodings such as Shift-JIS or GBK come in runs of two or more non-ASCII bytes.)
+        for western in ("cp1252", "latin-1"):
+            try:
+                sample.decode(western)
+                return western
+            except UnicodeDecodeError:
+                continue
     from charset_normalizer import from_bytes
 
     best = from_bytes(sample).best()
@@ -235,7 +245,7 @@ def _load_excel(path: Path, sheet: str | int | None) -> Table:
             sheet = names[0]
         if isinstance(sheet, str) and sheet not in names:
             raise DataFileError(f"{path.name}: there is no sheet '{sheet}'; the sheets are {', '.join(names)}.")
-        frame = book.parse(sheet)
+        frame = pd.read_excel(book, sheet_name=sheet)
     return Table(frame=frame, source=path, file_format="excel")
 
 

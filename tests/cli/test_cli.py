@@ -1,0 +1,103 @@
+"""The command line end to end on the sample data, user errors, and what it must not print."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from workbench.cli import main
+
+SAMPLE_ROWS = 20000
+
+
+def test_inspect_lists_columns_and_proposed_kinds(sample_path, capsys):
+    assert main(["inspect", str(sample_path)]) == 0
+    out = capsys.readouterr().out
+    assert "household_id" in out and "identifier" in out and "annual_income" in out and "numeric" in out
+
+
+def test_plan_template_leaves_bounds_and_categories_for_the_user(sample_path, tmp_path, capsys):
+    out = tmp_path / "start.plan.json"
+    assert main(["plan-template", str(sample_path), "--out", str(out)]) == 0
+    plan = json.loads(out.read_text())
+    columns = {c["name"]: c for c in plan["schema"]["columns"]}
+    assert columns["age"]["lower"] is None and columns["age"]["upper"] is None
+    assert columns["region"]["categories"] == []  # never read off the data
+    # Releasing it as is explains what to fill in, with exit status 2.
+    assert main(["release", str(sample_path), "--plan", str(out), "--out", str(tmp_path / "r")]) == 2
+    assert "has no lower bound yet" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+    assert main(["plan-template", str(sample_path), "--out", str(out)]) == 2  # no silent overwrite
+
+
+def test_release_writes_results_and_prints_the_total(sample_path, sample_plan_path, tmp_path, capsys):
+    out = tmp_path / "results"
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Total: ε = 1, δ = 2e-07 by basic composition" in printed
+
+    rows = list(csv.DictReader((out / "results.csv").open()))
+    assert {"statistic", "value", "error", "epsilon", "delta", "mechanism", "noise_scale"} <= set(rows[0])
+    regions = [r for r in rows if r["statistic"] == "histogram of region"]
+    assert [r["cell"] for r in regions] == [
+        "North", "North East", "East", "South East", "South", "South West", "West", "Capital", "(other)"]
+    assert all(float(r["error"]) > 0 for r in rows)
+
+    result = json.loads((out / "results.json").read_text())
+    assert result["format"] == "dp-workbench-results" and result["total"]["epsilon"] == pytest.approx(1.0)
+    mean_income = next(s for s in result["statistics"] if s["label"] == "mean of annual_income")
+    assert [n["query"] for n in mean_income["noise"]] == ["centred sum", "count"]
+    assert 10_000 < mean_income["cells"][0]["value"] < 35_000  # the exact mean is about 21,000
+
+
+def test_exact_row_count_appears_in_no_output_under_add_remove(sample_path, sample_plan_path, tmp_path, capsys):
+    """The only place the exact count could appear is the noisy count itself, if the noise was 0."""
+    out = tmp_path / "results"
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    result = json.loads((out / "results.json").read_text())
+    noisy_count = result["statistics"][0]["cells"][0]["value"]
+    texts = {"stdout": printed, "csv": (out / "results.csv").read_text(), "json": (out / "results.json").read_text()}
+    exact = {str(SAMPLE_ROWS), f"{SAMPLE_ROWS:,}", f"{SAMPLE_ROWS:.1f}"}
+    assert len(pd.read_csv(sample_path)) == SAMPLE_ROWS
+    for name, text in texts.items():
+        if noisy_count == SAMPLE_ROWS:
+            text = text.replace(str(noisy_count), "").replace(f"{int(noisy_count):,}", "")
+        for form in exact:
+            assert form not in text, f"exact row count {form} found in {name}"
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda d: d.update(version=99), "newer DP Workbench"),
+        (lambda d: (d["schema"]["columns"][1].update(name="age_years"), d["statistics"][3].update(column="age_years")),
+         "'age_years', which is not in household_survey.csv"),
+        (lambda d: d["statistics"][0].update(epsilon=0), "ε must be greater than 0"),
+        (lambda d: d["schema"]["columns"][1].update(lower=10, upper=10), "bounds are both 10"),
+    ],
+)
+def test_user_errors_exit_2_with_a_message_and_no_traceback(sample_path, sample_plan_path, tmp_path, change, message):
+    data = json.loads(sample_plan_path.read_text())
+    change(data)
+    plan = tmp_path / "bad.plan.json"
+    plan.write_text(json.dumps(data))
+    before = plan.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "release", str(sample_path), "--plan", str(plan), "--out", str(tmp_path / "o")],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 2
+    assert message in " ".join(done.stderr.split())
+    assert "Traceback" not in done.stderr + done.stdout
+    assert plan.read_bytes() == before  # the user's plan is untouched
+    assert not (tmp_path / "o").exists()
+
+
+def test_broken_data_file_exits_2(tmp_path, sample_plan_path):
+    data = tmp_path / "broken.csv"
+    data.write_bytes(b"\x00\x01\x02" * 100)
+    assert main(["release", str(data), "--plan", str(sample_plan_path), "--out", str(tmp_path / "o")]) == 2

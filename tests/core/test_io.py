@@ -1,0 +1,145 @@
+"""Loading every supported format, detecting encoding and delimiter, and clear errors."""
+
+import pandas as pd
+import pyreadstat
+import pytest
+
+from workbench.core.errors import DataFileError
+from workbench.core.io import ColumnKind, load_table, propose_kinds
+
+FRAME = pd.DataFrame({"person_id": [1, 2, 3], "age": [34, 51, 27], "town": ["Köln", "Zürich", "Åre"]})
+
+
+def kinds(table):
+    return {p.name: p.kind for p in propose_kinds(table)}
+
+
+def test_sample_dataset_loads_with_proposed_kinds(sample_path):
+    table = load_table(sample_path)
+    assert table.frame.shape == (20000, 8)
+    assert kinds(table) == {
+        "household_id": ColumnKind.IDENTIFIER,
+        "age": ColumnKind.NUMERIC,
+        "sex": ColumnKind.CATEGORICAL,
+        "region": ColumnKind.CATEGORICAL,
+        "education": ColumnKind.CATEGORICAL,
+        "employed": ColumnKind.CATEGORICAL,
+        "weekly_hours": ColumnKind.NUMERIC,
+        "annual_income": ColumnKind.NUMERIC,
+    }
+
+
+@pytest.mark.parametrize(
+    "suffix,delimiter,encoding",
+    [(".csv", ",", "utf-8"), (".csv", ";", "utf-8"), (".tsv", "\t", "utf-8"), (".txt", "|", "utf-8"),
+     (".csv", ";", "latin-1"), (".csv", ",", "utf-16"), (".csv", ",", "utf-8-sig"), (".csv", ",", "cp1252")],
+)
+def test_text_files_detect_delimiter_and_encoding(tmp_path, suffix, delimiter, encoding):
+    path = tmp_path / f"t{suffix}"
+    FRAME.to_csv(path, sep=delimiter, index=False, encoding=encoding)
+    table = load_table(path)
+    assert list(table.frame.columns) == ["person_id", "age", "town"]
+    assert list(table.frame["town"]) == ["Köln", "Zürich", "Åre"]
+    assert table.delimiter == delimiter
+
+
+def test_given_delimiter_and_encoding_are_used(tmp_path):
+    path = tmp_path / "t.csv"
+    FRAME.to_csv(path, sep=";", index=False, encoding="latin-1")
+    table = load_table(path, delimiter=";", encoding="latin-1")
+    assert list(table.frame["age"]) == [34, 51, 27]
+
+
+def test_excel_parquet_stata_and_sas_transport(tmp_path):
+    FRAME.to_excel(tmp_path / "t.xlsx", index=False)
+    FRAME.to_parquet(tmp_path / "t.parquet")
+    pyreadstat.write_dta(FRAME, str(tmp_path / "t.dta"))
+    pyreadstat.write_xport(FRAME.rename(columns={"person_id": "pid"}), str(tmp_path / "t.xpt"))
+    for name in ("t.xlsx", "t.parquet", "t.dta"):
+        table = load_table(tmp_path / name)
+        assert list(table.frame["age"]) == [34, 51, 27], name
+        assert list(table.frame["town"]) == ["Köln", "Zürich", "Åre"], name
+    assert list(load_table(tmp_path / "t.xpt").frame["age"]) == [34, 51, 27]
+
+
+def test_spss_value_labels_become_the_offered_categories(tmp_path):
+    frame = pd.DataFrame({"region": [1.0, 2.0, 2.0, None], "income": [10.0, 20.0, 30.0, 40.0]})
+    path = tmp_path / "t.sav"
+    pyreadstat.write_sav(frame, str(path), variable_value_labels={"region": {1.0: "North", 2.0: "South", 3.0: "Islands"}})
+    table = load_table(path)
+    assert table.value_labels == {"region": ("North", "South", "Islands")}
+    assert list(table.frame["region"][:3]) == ["North", "South", "South"]
+    (region,) = [p for p in propose_kinds(table) if p.name == "region"]
+    assert region.kind is ColumnKind.CATEGORICAL and region.offered_categories == ("North", "South", "Islands")
+
+
+def test_stata_value_labels_become_the_offered_categories(tmp_path):
+    frame = pd.DataFrame({"employed": [0, 1, 1]})
+    path = tmp_path / "t.dta"
+    pyreadstat.write_dta(frame, str(path), variable_value_labels={"employed": {0: "no", 1: "yes"}})
+    assert load_table(path).value_labels == {"employed": ("no", "yes")}
+
+
+def test_excel_with_several_sheets_asks_which(tmp_path):
+    path = tmp_path / "book.xlsx"
+    with pd.ExcelWriter(path) as writer:
+        FRAME.to_excel(writer, sheet_name="persons", index=False)
+        FRAME.head(1).to_excel(writer, sheet_name="notes", index=False)
+    with pytest.raises(DataFileError, match=r"book.xlsx.*2 sheets \(persons, notes\).*which sheet"):
+        load_table(path)
+    assert len(load_table(path, sheet="persons").frame) == 3
+
+
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("empty.csv", b"", r"empty.csv: the file is empty"),
+        ("header.csv", b"a,b,c\n", r"header.csv: the file has column names but no rows"),
+        ("binary.csv", bytes(range(256)) * 20, r"binary.csv: this is not a text table"),
+        ("ragged.csv", b"a,b\n1,2\n3,4,5,6\n", r"ragged.csv: the rows do not all have the same number of fields"),
+        ("dupes.csv", b"age,age,x\n1,2,3\n", r"dupes.csv: several columns are called 'age'"),
+        ("table.sas7bdat", b"not really sas" * 100, r"table.sas7bdat: the file cannot be read as SAS"),
+        ("table.xlsx", b"PK\x03\x04 broken zip", r"table.xlsx: the file cannot be read as EXCEL"),
+        ("table.parquet", b"PAR1 broken", r"table.parquet: the file cannot be read as PARQUET"),
+        ("table.sav", b"$FL2 broken", r"table.sav: the file cannot be read as SPSS"),
+        ("table.json", b"{}", r"table.json: files ending in '.json' are not supported"),
+    ],
+)
+def test_broken_input_names_the_file_and_the_problem(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DataFileError, match=message):
+        load_table(path)
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(DataFileError, match="no such file"):
+        load_table(tmp_path / "nope.csv")
+    with pytest.raises(DataFileError, match="is a folder"):
+        load_table(tmp_path)
+
+
+def test_wrong_encoding_given_explicitly_is_explained(tmp_path):
+    path = tmp_path / "t.csv"
+    FRAME.to_csv(path, index=False, encoding="latin-1")
+    with pytest.raises(DataFileError, match=r"not valid utf-8.*right encoding"):
+        load_table(path, encoding="utf-8")
+
+
+def test_proposals_for_ids_free_text_and_all_missing(tmp_path):
+    frame = pd.DataFrame(
+        {
+            "respondent_id": range(100),
+            "comment": [f"free text number {i}" for i in range(100)],
+            "empty": [None] * 100,
+            "flag": [True, False] * 50,
+        }
+    )
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path)
+    assert kinds(load_table(path)) == {
+        "respondent_id": ColumnKind.IDENTIFIER,
+        "comment": ColumnKind.IDENTIFIER,
+        "empty": ColumnKind.IGNORED,
+        "flag": ColumnKind.CATEGORICAL,
+    }

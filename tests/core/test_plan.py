@@ -1,0 +1,80 @@
+"""Plan files: lossless round trip, versioning, validation before any data is read."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench.core.errors import BudgetError, PlanError, SchemaError
+from workbench.core.plan import PLAN_VERSION, ReleasePlan
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_sample_plan_round_trips_losslessly(sample_plan_path, tmp_path):
+    plan = ReleasePlan.load(sample_plan_path)
+    plan.validate()
+    again = ReleasePlan.from_json(json.loads(json.dumps(plan.to_json())))
+    assert again == plan
+    plan.save(tmp_path / "copy.plan.json")
+    assert ReleasePlan.load(tmp_path / "copy.plan.json") == plan
+    assert json.loads((tmp_path / "copy.plan.json").read_text()) == plan.to_json()
+
+
+def test_documented_example_is_the_shipped_sample_plan(sample_plan_path):
+    doc = (ROOT / "docs" / "plan-format.md").read_text()
+    example = re.search(r"```json\n(.*?)```", doc, re.S).group(1)
+    assert json.loads(example) == json.loads(sample_plan_path.read_text())
+
+
+def edited(sample_plan_path, change):
+    data = json.loads(sample_plan_path.read_text())
+    change(data)
+    return ReleasePlan.from_json(data)
+
+
+def test_future_version_is_refused_with_advice(sample_plan_path):
+    with pytest.raises(PlanError, match=f"newer DP Workbench.*version {PLAN_VERSION + 1}.*Update"):
+        edited(sample_plan_path, lambda d: d.update(version=PLAN_VERSION + 1))
+
+
+def test_truncated_plan_file_says_where(sample_plan_path, tmp_path):
+    path = tmp_path / "cut.plan.json"
+    path.write_text(sample_plan_path.read_text()[:300])
+    with pytest.raises(PlanError, match=r"cut.plan.json is not a complete plan file.*line \d+"):
+        ReleasePlan.load(path)
+
+
+def test_overspending_plan_is_refused_with_the_amount(sample_plan_path):
+    plan = edited(sample_plan_path, lambda d: d["total_budget"].update(epsilon=0.5))
+    with pytest.raises(BudgetError, match=r"ε = 1, .*budget of ε = 0.5.*over by ε 0.5"):
+        plan.validate()
+
+
+@pytest.mark.parametrize("epsilon", [0, -1, float("nan"), 1e9])
+def test_invalid_epsilon_is_refused(sample_plan_path, epsilon):
+    plan = edited(sample_plan_path, lambda d: d["statistics"][0].update(epsilon=epsilon))
+    with pytest.raises(BudgetError, match="ε"):
+        plan.validate()
+
+
+def test_delta_at_or_above_one_over_size_is_refused(sample_plan_path):
+    plan = edited(sample_plan_path, lambda d: d["total_budget"].update(delta=1e-4))
+    with pytest.raises(BudgetError, match=r"at least 1 / 25000"):
+        plan.validate()
+
+
+def test_reversed_bounds_are_refused(sample_plan_path):
+    def reverse(d):
+        d["schema"]["columns"][1].update(lower=100, upper=0)
+
+    with pytest.raises(SchemaError, match=r"'age': the lower bound 100 is above the upper bound 0"):
+        edited(sample_plan_path, reverse).validate()
+
+
+def test_statistic_on_a_column_of_the_wrong_kind_is_refused(sample_plan_path):
+    plan = edited(sample_plan_path, lambda d: d["statistics"].append(
+        {"type": "mean", "column": "region", "mechanism": "laplace", "epsilon": 0.0001}))
+    with pytest.raises(SchemaError, match=r"mean of 'region' needs a numeric column"):
+        plan.validate()
