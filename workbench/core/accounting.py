@@ -28,8 +28,19 @@ class MechanismEvent:
     delta: float
 
     @classmethod
-    def from_noise(cls, label: str, noise: Noise) -> "MechanismEvent":
-        return cls(label, noise.kind.value, noise.sensitivity, noise.scale, noise.epsilon, noise.delta)
+    def from_noise(cls, label: str, noise: Noise, unit: float = 1.0) -> "MechanismEvent":
+        """The event of ``noise``; sensitivity and scale in units of ``unit`` (their ratio is what counts)."""
+        return cls(label, noise.kind.value, noise.sensitivity * unit, noise.scale * unit, noise.epsilon, noise.delta)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.label,
+            "mechanism": self.mechanism,
+            "sensitivity": self.sensitivity,
+            "scale": self.scale,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+        }
 
 
 @dataclass(frozen=True)

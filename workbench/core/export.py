@@ -16,8 +16,8 @@ def result_rows(result: Release) -> list[dict[str, object]]:
     """One row per released cell, in plan order."""
     rows = []
     for statistic in result.statistics:
-        scale = "; ".join(f"{n.query}: {n.scale:.6g}" for n in statistic.noise) or "none"
-        sens = "; ".join(f"{n.query}: {n.sensitivity:.6g}" for n in statistic.noise) or "0"
+        scale = "; ".join(f"{n.label}: {n.scale:.6g}" for n in statistic.noise) or "none"
+        sens = "; ".join(f"{n.label}: {n.sensitivity:.6g}" for n in statistic.noise) or "0"
         for cell in statistic.cells:
             rows.append(
                 {

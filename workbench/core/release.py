@@ -13,48 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench import __version__
-from workbench.core.accounting import Guarantee
+from workbench.core.accounting import Guarantee, MechanismEvent
 from workbench.core.io import Table
-from workbench.core.mechanisms import Noise
 from workbench.core.plan import PlannedStatistic, ReleasePlan
 from workbench.core.prepare import prepare
-from workbench.core.statistics import Cell, Query
+from workbench.core.statistics import Cell
 
 RESULTS_FORMAT = "dp-workbench-results"
 RESULTS_VERSION = 1
-
-
-@dataclass(frozen=True)
-class NoiseUsed:
-    """The noise on one query, in the statistic's own units (scale times the grid unit)."""
-
-    query: str
-    mechanism: str
-    sensitivity: float
-    scale: float
-    epsilon: float
-    delta: float
-
-    @classmethod
-    def of(cls, query: Query, noise: Noise) -> "NoiseUsed":
-        return cls(
-            query.name,
-            noise.kind.value,
-            noise.sensitivity * query.unit,
-            noise.scale * query.unit,
-            noise.epsilon,
-            noise.delta,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "mechanism": self.mechanism,
-            "sensitivity": self.sensitivity,
-            "scale": self.scale,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-        }
 
 
 @dataclass(frozen=True)
@@ -66,7 +32,7 @@ class ReleasedStatistic:
     epsilon: float
     delta: float
     method: str
-    noise: tuple[NoiseUsed, ...]
+    noise: tuple[MechanismEvent, ...]  # per query, in the statistic's own units
     cells: tuple[Cell, ...]
 
     def to_json(self) -> dict[str, Any]:
@@ -115,7 +81,9 @@ class Release:
 def release(table: Table, plan: ReleasePlan) -> Release:
     """Release every statistic of ``plan`` on ``table``; refuses an unsound plan before reading data."""
     plan.validate()
-    calibrated = [(planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics]
+    calibrated = [
+        (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
+    ]
     data = prepare(table, plan.schema)
     released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
     return Release(
@@ -145,6 +113,6 @@ def _release_one(planned: PlannedStatistic, queries, noises, data, plan: Release
         epsilon=sum(n.epsilon for n in noises),
         delta=sum(n.delta for n in noises),
         method=statistic.method(plan.schema),
-        noise=tuple(NoiseUsed.of(q, n) for q, n in zip(queries, noises)),
+        noise=tuple(MechanismEvent.from_noise(q.name, n, q.unit) for q, n in zip(queries, noises)),
         cells=cells,
     )

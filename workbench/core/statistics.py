@@ -113,6 +113,24 @@ class Statistic:
         return {"type": self.type_name}
 
 
+@dataclass(frozen=True)
+class ColumnStatistic(Statistic):
+    """A statistic of one column: ``Mean("income")`` is labelled "mean of income"."""
+
+    column: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.type_name} of {self.column}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "column": self.column}
+
+
 def _numeric(schema: Schema, column: str, statistic: str) -> NumericColumn:
     spec = schema.column(column)
     if not isinstance(spec, NumericColumn):
@@ -180,23 +198,15 @@ class Count(Statistic):
 
 
 @dataclass(frozen=True)
-class Sum(Statistic):
+class Sum(ColumnStatistic):
     """The sum of a numeric column, each value clamped into its public bounds."""
 
-    column: str
     type_name: ClassVar[str] = "sum"
-
-    @property
-    def label(self) -> str:
-        return f"sum of {self.column}"
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        return (self.column,)
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = _grid(_numeric(schema, self.column, "sum"))
-        delta = sensitivity.bounded_sum(grid.lo, grid.hi, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring)
+        a_min = schema.min_rows_per_person(self.column_names)
+        delta = sensitivity.bounded_sum(grid.lo, grid.hi, schema.k, a_min, schema.neighbouring)
         return (Query("sum", delta, grid.unit, 1.0),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
@@ -214,24 +224,12 @@ class Sum(Statistic):
             "plus integer noise on that grid."
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "column": self.column}
-
 
 @dataclass(frozen=True)
-class Mean(Statistic):
+class Mean(ColumnStatistic):
     """The mean of a numeric column: a noisy centred sum over a noisy (or public) count."""
 
-    column: str
     type_name: ClassVar[str] = "mean"
-
-    @property
-    def label(self) -> str:
-        return f"mean of {self.column}"
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        return (self.column,)
 
     def _centre(self, grid: SumGrid) -> int:
         return (grid.lo + grid.hi) // 2
@@ -239,9 +237,8 @@ class Mean(Statistic):
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = _grid(_numeric(schema, self.column, "mean"))
         centre = self._centre(grid)
-        centred = sensitivity.bounded_sum(
-            grid.lo - centre, grid.hi - centre, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring
-        )
+        a_min = schema.min_rows_per_person(self.column_names)
+        centred = sensitivity.bounded_sum(grid.lo - centre, grid.hi - centre, schema.k, a_min, schema.neighbouring)
         if count_is_public(schema, self.column_names):
             return (Query("centred sum", centred, grid.unit, 1.0),)
         count = Query("count", _count_sensitivity(schema, self.column_names), 1.0, 0.5)
@@ -291,24 +288,12 @@ class Mean(Statistic):
             "half of ε (and δ) is spent on each."
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "column": self.column}
-
 
 @dataclass(frozen=True)
-class Histogram(Statistic):
+class Histogram(ColumnStatistic):
     """Counts of every public category of a column (empty ones too), and of 'other' if kept."""
 
-    column: str
     type_name: ClassVar[str] = "histogram"
-
-    @property
-    def label(self) -> str:
-        return f"histogram of {self.column}"
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        return (self.column,)
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         _categorical(schema, self.column, "histogram")
@@ -334,9 +319,6 @@ class Histogram(Statistic):
             else "values outside the list are left out"
         )
         return f"Rows counted in each public category ({outside}), plus integer noise in every bin."
-
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "column": self.column}
 
 
 STATISTIC_TYPES: dict[str, type[Statistic]] = {cls.type_name: cls for cls in (Count, Sum, Mean, Histogram)}

@@ -46,14 +46,14 @@ class FramePreviewModel(QAbstractTableModel):
 
 
 class ColumnProposalModel(QAbstractTableModel):
-    """One row per column: name, storage type, proposed kind and why, missing values."""
+    """One row per column: name, storage type, proposed kind, missing values, and why that kind."""
 
-    HEADERS = ("column", "stored as", "proposed kind", "why", "missing")
+    HEADERS = ("column", "stored as", "proposed kind", "missing values", "why this kind")
 
     def __init__(self, proposals: Sequence[ColumnProposal], missing: Sequence[int], parent: Any = None) -> None:
         super().__init__(parent)
         self._rows = [
-            (p.name, p.storage, p.kind.value, p.reason, str(m)) for p, m in zip(proposals, missing, strict=True)
+            (p.name, p.storage, p.kind.value, str(m), p.reason) for p, m in zip(proposals, missing, strict=True)
         ]
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
