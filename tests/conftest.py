@@ -20,3 +20,11 @@ def sample_path() -> Path:
 @pytest.fixture
 def sample_plan_path() -> Path:
     return SAMPLE_PLAN
+
+
+@pytest.fixture(autouse=True)
+def private_ledger(tmp_path, monkeypatch) -> Path:
+    """Every test gets its own ledger; none touches the user's."""
+    path = tmp_path / "ledger.sqlite"
+    monkeypatch.setenv("DP_WORKBENCH_LEDGER", str(path))
+    return path

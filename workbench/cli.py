@@ -7,6 +7,8 @@ printed as one paragraph and exit with status 2; no traceback reaches the user.
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import math
 import sys
 import textwrap
@@ -14,11 +16,14 @@ from pathlib import Path
 from typing import Sequence
 
 from workbench import __version__
+from workbench.core.accounting import Guarantee
 from workbench.core.errors import WorkbenchError
 from workbench.core.export import write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
+from workbench.core.ledger import Ledger
 from workbench.core.plan import ReleasePlan
 from workbench.core.release import Release, release
+from workbench.core.schema import Neighbouring
 from workbench.core.template import plan_template
 
 EXIT_USER_ERROR = 2
@@ -60,8 +65,42 @@ def _parser() -> argparse.ArgumentParser:
     _data_arguments(run)
     run.add_argument("--plan", "-p", type=Path, required=True, help="the plan file (JSON)")
     run.add_argument("--out", "-o", type=Path, required=True, help="folder for results.csv and results.json")
+    run.add_argument(
+        "--dataset-budget", nargs="+", type=float, metavar=("EPSILON", "DELTA"),
+        help="for a dataset new to the ledger: the total ε (and δ) it may ever spend",
+    )
+    _ledger_argument(run)
     run.set_defaults(run=_release)
+
+    ledger = commands.add_parser("ledger", help="show, verify or export the privacy ledger")
+    actions = ledger.add_subparsers(title="ledger commands", required=True, metavar="ACTION")
+    show = actions.add_parser("show", help="datasets, budgets, what was spent, and every release")
+    show.add_argument("dataset", nargs="?", help="only this dataset")
+    _ledger_argument(show)
+    show.set_defaults(run=_ledger_show)
+    verify = actions.add_parser("verify", help="check that no entry was edited, deleted or reordered")
+    _ledger_argument(verify)
+    verify.set_defaults(run=_ledger_verify)
+    export = actions.add_parser("export", help="write the ledger as JSON or CSV, without private fingerprints")
+    export.add_argument("dataset", nargs="?", help="only this dataset")
+    export.add_argument("--format", choices=("json", "csv"), default="json")
+    export.add_argument("--out", "-o", type=Path, required=True, help="file to write")
+    _ledger_argument(export)
+    export.set_defaults(run=_ledger_export)
+    raise_ = actions.add_parser("raise", help="raise a dataset's total budget (recorded in the ledger)")
+    raise_.add_argument("dataset")
+    raise_.add_argument("--epsilon", type=float, required=True, help="the new total ε")
+    raise_.add_argument("--delta", type=float, help="the new total δ (default: unchanged)")
+    raise_.add_argument("--reason", default="", help="why the budget is raised, for the record")
+    _ledger_argument(raise_)
+    raise_.set_defaults(run=_ledger_raise)
     return parser
+
+
+def _ledger_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ledger", type=Path, help="the ledger file (default: $DP_WORKBENCH_LEDGER, else your data folder)"
+    )
 
 
 def _data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -121,10 +160,93 @@ def _release(args: argparse.Namespace) -> int:
     plan = ReleasePlan.load(args.plan)
     plan.validate()  # refuse an unsound plan before opening the data
     table = _load(args)
-    result = release(table, plan)
+    budget = None
+    if args.dataset_budget:
+        if len(args.dataset_budget) > 2:
+            raise WorkbenchError("--dataset-budget takes ε and optionally δ, e.g. --dataset-budget 2 1e-6.")
+        epsilon, delta = (*args.dataset_budget, 0.0)[:2]
+        budget = Guarantee(epsilon, delta, "total budget")
+    result = release(table, plan, Ledger(args.ledger), dataset_budget=budget)
+    _print_release(result)  # charged: the ledger holds it durably now
     csv_path, json_path = write_results(result, args.out)
-    _print_release(result)
     print(f"\nWrote {csv_path} and {json_path}.")
+    return 0
+
+
+def _ledger_show(args: argparse.Namespace) -> int:
+    ledger = Ledger(args.ledger)
+    records = [ledger.dataset(args.dataset)] if args.dataset else ledger.datasets()
+    print(f"Ledger {ledger.path}")
+    if not records:
+        print("No dataset has been released yet.")
+    for record in records:
+        relation = Neighbouring(record.neighbouring).in_words
+        print(f"\n{record.name}: privacy unit {record.privacy_unit}; neighbours differ by {relation}")
+        print(
+            f"  budget ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}; spent ε = {record.spent.epsilon:g}, "
+            f"δ = {record.spent.delta:g} in {record.releases} release(s); left ε = {record.remaining_epsilon:g}, "
+            f"δ = {record.remaining_delta:g}  ({record.spent.method})"
+        )
+        for entry in ledger.entries(record.name):
+            data = entry.data
+            if entry.kind == "release":
+                labels = ", ".join(s["label"] for s in data["release"]["statistics"])
+                cost = data["cost"]
+                print(f"  #{entry.seq} {entry.created[:19]} release ε = {cost['epsilon']:g}, δ = {cost['delta']:g}: {labels}")
+            elif entry.kind == "budget":
+                reason = f" ({data['reason']})" if data.get("reason") else ""
+                print(f"  #{entry.seq} {entry.created[:19]} budget raised to ε = {data['budget']['epsilon']:g}, "
+                      f"δ = {data['budget']['delta']:g}{reason}")
+            else:
+                print(f"  #{entry.seq} {entry.created[:19]} registered")
+    seq, digest = ledger.head()
+    print(f"\nNewest entry #{seq}, hash {digest[:16]}… (note it to detect removal of later entries)")
+    return 0
+
+
+def _ledger_verify(args: argparse.Namespace) -> int:
+    ledger = Ledger(args.ledger)
+    problems = ledger.verify()
+    if not problems:
+        seq, digest = ledger.head()
+        print(f"The ledger {ledger.path} is intact: {seq} entries, newest hash {digest[:16]}….")
+        return 0
+    print(f"The ledger {ledger.path} has been tampered with or damaged:", file=sys.stderr)
+    for problem in problems:
+        print(f"  entry {problem.entry}: {problem.message}", file=sys.stderr)
+    return 1
+
+
+def _ledger_export(args: argparse.Namespace) -> int:
+    ledger = Ledger(args.ledger)
+    if args.dataset:
+        ledger.dataset(args.dataset)  # a clear error for an unknown name
+    entries = [e.public_json() for e in ledger.entries(args.dataset)]
+    try:
+        if args.format == "json":
+            args.out.write_text(json.dumps({"format": "dp-workbench-ledger", "version": 1, "entries": entries},
+                                           indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        else:
+            with args.out.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(["entry", "dataset", "kind", "created", "epsilon", "delta", "statistics"])
+                for e in entries:
+                    budget = e.get("cost") or e.get("budget") or {}
+                    labels = "; ".join(s["label"] for s in e.get("release", {}).get("statistics", []))
+                    writer.writerow([e["entry"], e["dataset"], e["kind"], e["created"],
+                                     budget.get("epsilon", ""), budget.get("delta", ""), labels])
+    except OSError as exc:
+        raise WorkbenchError(f"{args.out} cannot be written ({exc.strerror or exc}). Choose another file.") from None
+    print(f"Wrote {len(entries)} entries to {args.out}.")
+    return 0
+
+
+def _ledger_raise(args: argparse.Namespace) -> int:
+    ledger = Ledger(args.ledger)
+    current = ledger.dataset(args.dataset)
+    delta = current.budget.delta if args.delta is None else args.delta
+    entry = ledger.raise_budget(args.dataset, Guarantee(args.epsilon, delta, "total budget"), args.reason)
+    print(f"Raised the budget of '{args.dataset}' to ε = {args.epsilon:g}, δ = {delta:g} (ledger entry {entry.seq}).")
     return 0
 
 
@@ -151,6 +273,12 @@ def _print_release(result: Release) -> None:
     _print_table(rows, right=frozenset({2, 3, 4, 5}))
     total = result.guarantee
     print(f"\nTotal: ε = {total.epsilon:g}, δ = {total.delta:g} by {total.method}.")
+    if result.ledger:
+        spent, budget = result.ledger["spent_including_this_release"], result.ledger["dataset_budget"]
+        print(
+            f"Charged to the ledger (entry {result.ledger['entry']}): '{result.dataset_name}' has now spent "
+            f"ε = {spent['epsilon']:g}, δ = {spent['delta']:g} of its ε = {budget['epsilon']:g}, δ = {budget['delta']:g}."
+        )
     print(f"'±' is the half-width of an interval that holds the noise with {percent} probability.")
 
 

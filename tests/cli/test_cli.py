@@ -11,6 +11,7 @@ import pytest
 from workbench.cli import main
 
 SAMPLE_ROWS = 20000
+BUDGET = ["--dataset-budget", "10", "1e-6"]
 
 
 def test_inspect_lists_columns_and_proposed_kinds(sample_path, capsys):
@@ -35,7 +36,7 @@ def test_plan_template_leaves_bounds_and_categories_for_the_user(sample_path, tm
 
 def test_release_writes_results_and_prints_the_total(sample_path, sample_plan_path, tmp_path, capsys):
     out = tmp_path / "results"
-    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out)]) == 0
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out), *BUDGET]) == 0
     printed = capsys.readouterr().out
     assert "Total: ε = 1, δ = 2e-07 by basic composition" in printed
 
@@ -56,7 +57,7 @@ def test_release_writes_results_and_prints_the_total(sample_path, sample_plan_pa
 def test_exact_row_count_appears_in_no_output_under_add_remove(sample_path, sample_plan_path, tmp_path, capsys):
     """The only place the exact count could appear is the noisy count itself, if the noise was 0."""
     out = tmp_path / "results"
-    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out)]) == 0
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out), *BUDGET]) == 0
     printed = capsys.readouterr().out
     result = json.loads((out / "results.json").read_text())
     noisy_count = result["statistics"][0]["cells"][0]["value"]
@@ -87,7 +88,7 @@ def test_user_errors_exit_2_with_a_message_and_no_traceback(sample_path, sample_
     plan.write_text(json.dumps(data))
     before = plan.read_bytes()
     done = subprocess.run(
-        [sys.executable, "-m", "workbench.cli", "release", str(sample_path), "--plan", str(plan), "--out", str(tmp_path / "o")],
+        [sys.executable, "-m", "workbench.cli", "release", str(sample_path), "--plan", str(plan), "--out", str(tmp_path / "o"), *BUDGET],
         capture_output=True, text=True,
     )
     assert done.returncode == 2
@@ -100,4 +101,4 @@ def test_user_errors_exit_2_with_a_message_and_no_traceback(sample_path, sample_
 def test_broken_data_file_exits_2(tmp_path, sample_plan_path):
     data = tmp_path / "broken.csv"
     data.write_bytes(b"\x00\x01\x02" * 100)
-    assert main(["release", str(data), "--plan", str(sample_plan_path), "--out", str(tmp_path / "o")]) == 2
+    assert main(["release", str(data), "--plan", str(sample_plan_path), "--out", str(tmp_path / "o"), *BUDGET]) == 2

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
+import os
 from pathlib import Path
 
 from workbench.core.errors import WorkbenchError
@@ -42,13 +44,26 @@ def write_results(result: Release, out_dir: str | Path) -> tuple[Path, Path]:
     try:
         out.mkdir(parents=True, exist_ok=True)
         csv_path, json_path = out / "results.csv", out / "results.json"
-        with csv_path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
-            writer.writeheader()
-            writer.writerows(result_rows(result))
-        json_path.write_text(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        table = io.StringIO(newline="")
+        writer = csv.DictWriter(table, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(result_rows(result))
+        _write_atomically(csv_path, table.getvalue())
+        _write_atomically(json_path, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:
+        entry = (result.ledger or {}).get("entry")
+        kept = f" The release is recorded in the ledger as entry {entry}: export it from there." if entry else ""
         raise WorkbenchError(
-            f"The results cannot be written to {out}: {exc.strerror or exc}. Choose a folder you can write to."
+            f"The results cannot be written to {out}: {exc.strerror or exc}. Choose a folder you can write to.{kept}"
         ) from None
     return csv_path, json_path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write beside ``path`` and rename over it: a reader sees the old file or the whole new one."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    with temporary.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)

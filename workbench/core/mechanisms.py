@@ -109,6 +109,7 @@ def _gaussian_measurement(scale: float) -> Any:
     return dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T="i64")), dp.l2_distance(T=float), scale=scale)
 
 
+@lru_cache(maxsize=4096)
 def _laplace_scale(sensitivity: int, epsilon: float) -> float:
     scale = sensitivity / epsilon
     while _laplace_measurement(scale).map(sensitivity) > epsilon:  # float rounding: step up until OpenDP agrees
@@ -120,6 +121,7 @@ def _approx_dp(scale: float, delta: float) -> Any:
     return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(_gaussian_measurement(scale)), delta=delta)
 
 
+@lru_cache(maxsize=4096)  # a binary search over OpenDP's privacy map; pure in public inputs
 def _gaussian_scale(sensitivity: float, epsilon: float, delta: float) -> float:
     # At sigma_low, rho = 4 epsilon > epsilon: too little noise, and small enough not to overflow
     # OpenDP's conversion. At sigma_high, rho is negligible: enough noise for any delta.

@@ -1,20 +1,23 @@
-"""Run a plan on a table: calibrate from public inputs, compute exactly, add OpenDP noise.
+"""Run a plan on a table: calibrate from public inputs, compute exactly, add OpenDP noise,
+and charge the ledger before anyone can see the result.
 
 Everything that can fail without looking at the data (schema, budgets, calibration) is
 checked first, so an unsound plan is refused before a single private value is read.
-The persistent ledger that charges a release before it is shown arrives with the ledger
-issue; until then the caller is responsible for not re-running a release.
+The noisy values exist only inside ``release`` until the ledger has durably recorded
+them with their cost; if the charge is refused or fails, they are discarded unseen.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from workbench import __version__
 from workbench.core.accounting import Guarantee, MechanismEvent
 from workbench.core.io import Table
+from workbench.core.ledger import Ledger, LedgerError
 from workbench.core.plan import PlannedStatistic, ReleasePlan
 from workbench.core.prepare import prepare
 from workbench.core.statistics import Cell
@@ -62,6 +65,7 @@ class Release:
     guarantee: Guarantee
     created: str
     software_version: str
+    ledger: dict[str, Any] | None = None  # entry number and hash, dataset budget and spent after this release
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,28 +79,64 @@ class Release:
             "statistics": [s.to_json() for s in self.statistics],
             "created": self.created,
             "software": {"name": "DP Workbench", "version": self.software_version},
+            "ledger": self.ledger,
         }
 
 
-def release(table: Table, plan: ReleasePlan) -> Release:
-    """Release every statistic of ``plan`` on ``table``; refuses an unsound plan before reading data."""
+def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None) -> Release:
+    """Release every statistic of ``plan`` on ``table``, charged to ``ledger`` before it is returned.
+
+    The dataset is the plan's dataset name; a dataset the ledger does not know yet is
+    registered with ``dataset_budget`` (its total over all releases), which is then required.
+    """
     plan.validate()
+    name = plan.dataset.name
+    fingerprint = ledger.fingerprint(table.source) if Path(table.source).is_file() else None
+    if not ledger.has_dataset(name):
+        if dataset_budget is None:
+            raise LedgerError(
+                f"The ledger has no dataset '{name}' yet. Give the total budget this dataset may ever spend "
+                "(for example --dataset-budget 2 for ε = 2); it is recorded, and every release is counted against it."
+            )
+        ledger.register(name, dataset_budget, plan.schema.neighbouring.value, plan.schema.unit.in_words, fingerprint)
+    cost = plan.guarantee()
+    ledger.check_affordable(name, _events(plan))  # refuse before reading any data
+
     calibrated = [
         (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
     ]
     data = prepare(table, plan.schema)
     released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
-    return Release(
+    result = Release(
         dataset_name=plan.dataset.name,
         dataset_description=plan.dataset.description,
         privacy_unit=plan.schema.unit.in_words,
         neighbouring=plan.schema.neighbouring.in_words,
         confidence=plan.confidence,
         statistics=released,
-        guarantee=plan.guarantee(),
+        guarantee=cost,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         software_version=__version__,
     )
+    entry = ledger.charge(name, _events(plan), result.to_json(), plan.to_json(), fingerprint)
+    after = ledger.dataset(name)
+    return replace(
+        result,
+        ledger={
+            "entry": entry.seq,
+            "hash": entry.hash,
+            "dataset_budget": after.budget.to_json(),
+            "spent_including_this_release": after.spent.to_json(),
+        },
+    )
+
+
+def _events(plan: ReleasePlan) -> list[MechanismEvent]:
+    return [
+        MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise)
+        for planned in plan.statistics
+        for query, noise in zip(planned.statistic.queries(plan.schema), planned.noises(plan.schema))
+    ]
 
 
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:

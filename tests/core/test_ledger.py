@@ -1,0 +1,144 @@
+"""The privacy ledger: charges, budget enforcement, tamper evidence, locking, failures."""
+
+import json
+import multiprocessing
+import sqlite3
+
+import pytest
+
+from workbench.core.accounting import Guarantee, MechanismEvent
+from workbench.core.errors import BudgetError
+from workbench.core.ledger import Ledger, LedgerError
+
+
+def event(epsilon: float, delta: float = 0.0) -> MechanismEvent:
+    return MechanismEvent("count: count", "laplace" if delta == 0 else "gaussian", 1.0, 1.0 / epsilon, epsilon, delta)
+
+
+def budget(epsilon: float, delta: float = 0.0) -> Guarantee:
+    return Guarantee(epsilon, delta, "total budget")
+
+
+@pytest.fixture
+def ledger(tmp_path) -> Ledger:
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    ledger.register("survey", budget(1.0, 1e-6), "add_remove", "one row of the table", fingerprint="f" * 64)
+    return ledger
+
+
+def test_charges_add_up_and_overspending_is_refused_with_the_amount(ledger):
+    ledger.charge("survey", [event(0.4)], {"statistics": []}, {})
+    ledger.charge("survey", [event(0.3), event(0.1, 5e-7)], {"statistics": []}, {})
+    record = ledger.dataset("survey")
+    assert (record.spent.epsilon, record.spent.delta, record.releases) == (pytest.approx(0.8), 5e-7, 2)
+    with pytest.raises(BudgetError, match=r"ε = 0.2.* left .*overspend by ε 0.1"):
+        ledger.charge("survey", [event(0.3)], {"statistics": []}, {})
+    assert ledger.dataset("survey").releases == 2  # the refused release left no trace
+
+
+def test_raising_the_budget_is_recorded_and_lowering_is_refused(ledger):
+    ledger.charge("survey", [event(1.0)], {"statistics": []}, {})
+    with pytest.raises(BudgetError):
+        ledger.charge("survey", [event(0.5)], {"statistics": []}, {})
+    ledger.raise_budget("survey", budget(2.0, 1e-6), reason="second wave approved by the board")
+    ledger.charge("survey", [event(0.5)], {"statistics": []}, {})
+    kinds = [e.kind for e in ledger.entries("survey")]
+    assert kinds == ["register", "release", "budget", "release"]
+    with pytest.raises(LedgerError, match="can only be raised"):
+        ledger.raise_budget("survey", budget(1.5, 1e-6))
+
+
+def test_the_same_file_cannot_be_charged_under_two_names(ledger):
+    with pytest.raises(LedgerError, match="already in the ledger as dataset 'survey'"):
+        ledger.register("survey copy", budget(1.0), "add_remove", "one row", fingerprint="f" * 64)
+
+
+def test_export_leaves_out_the_fingerprint(ledger):
+    ledger.charge("survey", [event(0.4)], {"statistics": []}, {}, fingerprint="f" * 64)
+    exported = json.dumps([e.public_json() for e in ledger.entries()])
+    assert "f" * 64 not in exported and "fingerprint" not in exported
+
+
+def tamper(path, sql, *args):
+    db = sqlite3.connect(path)
+    db.execute(sql, args)
+    db.commit()
+    db.close()
+
+
+@pytest.fixture
+def chain(ledger) -> Ledger:
+    for epsilon in (0.1, 0.2, 0.3):
+        ledger.charge("survey", [event(epsilon)], {"statistics": []}, {})
+    assert ledger.verify() == []
+    return ledger
+
+
+def test_verify_names_an_edited_entry(chain):
+    body = chain.entries()[2].body.replace('"epsilon":0.2', '"epsilon":0.02')
+    tamper(chain.path, "UPDATE entries SET body = ? WHERE seq = 3", body)
+    assert [(p.entry, p.message) for p in chain.verify()] == [(3, "its content was changed after it was written")]
+
+
+def test_verify_names_a_deleted_entry(chain):
+    tamper(chain.path, "DELETE FROM entries WHERE seq = 2")
+    problems = chain.verify()
+    assert [p.entry for p in problems] == [3, 3]
+    assert "entries 2 to 2 are missing" in problems[0].message
+
+
+def test_verify_names_reordered_entries(chain):
+    tamper(chain.path, "UPDATE entries SET seq = 99 WHERE seq = 3")
+    tamper(chain.path, "UPDATE entries SET seq = 3 WHERE seq = 4")
+    tamper(chain.path, "UPDATE entries SET seq = 4 WHERE seq = 99")
+    assert {p.entry for p in chain.verify()} >= {3, 4}
+
+
+def _spend(path: str, barrier, results) -> None:
+    barrier.wait()
+    try:
+        Ledger(path).charge("survey", [event(0.3)], {"statistics": []}, {})
+        results.put("charged")
+    except BudgetError:
+        results.put("refused")
+
+
+def test_two_processes_cannot_double_spend(ledger):
+    """Eight processes each try to spend 0.3 of 1.0 at the same moment: exactly three succeed."""
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(8), context.Queue()
+    workers = [context.Process(target=_spend, args=(str(ledger.path), barrier, results)) for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    outcomes = sorted(results.get(timeout=5) for _ in workers)
+    assert outcomes == ["charged"] * 3 + ["refused"] * 5
+    assert ledger.dataset("survey").spent.epsilon == pytest.approx(0.9)
+    assert ledger.verify() == []
+
+
+def test_a_read_only_ledger_gives_a_clear_error_and_records_nothing(ledger, monkeypatch):
+    path = ledger.path
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda p, **kw: real_connect(f"file:{p}?mode=ro", uri=True, **kw))
+    with pytest.raises(LedgerError, match=r"cannot be written .*readonly.*Nothing was released"):
+        ledger.charge("survey", [event(0.1)], {"statistics": []}, {})
+    monkeypatch.undo()
+    assert Ledger(path).dataset("survey").releases == 0
+
+
+def test_a_full_disk_gives_a_clear_error_and_records_nothing(ledger, monkeypatch):
+    real_connect = sqlite3.connect
+
+    def tiny_disk(p, **kw):
+        db = real_connect(p, **kw)
+        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", tiny_disk)
+    big = {"statistics": [], "padding": "x" * 200_000}
+    with pytest.raises(LedgerError, match=r"cannot be written .*full.*Nothing was released"):
+        ledger.charge("survey", [event(0.1)], big, {})
+    monkeypatch.undo()
+    assert ledger.dataset("survey").releases == 0 and ledger.verify() == []

@@ -1,0 +1,367 @@
+"""The privacy ledger: a persistent, append-only, hash-chained record of every release.
+
+One SQLite file holds the entries of all datasets in one chain. Each entry stores the
+hash of the one before it, so editing, deleting or reordering an entry breaks the chain
+(``verify``). A release is appended, with its released values, inside one write
+transaction that first checks the dataset's remaining budget; only after that commit is
+durable (WAL, synchronous=FULL) may anyone see the values (DESIGN rules 5 and 6). Two
+processes on the same file are serialised by SQLite's write lock, so they cannot both
+spend the same budget.
+
+The fingerprint that recognises a data file is a keyed hash (HMAC with a secret kept in
+this ledger), stays in this file, and is left out of every export.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from workbench.core.accounting import Guarantee, MechanismEvent, compose
+from workbench.core.errors import BudgetError, WorkbenchError
+
+LEDGER_VERSION = 1
+GENESIS = "0" * 64
+_BUDGET_TOLERANCE = 1e-9
+
+
+class LedgerError(WorkbenchError):
+    """The ledger cannot be read or written, or does not allow what was asked."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One link of the chain. ``body`` is canonical JSON; ``kind`` is register, budget or release."""
+
+    seq: int
+    dataset: str
+    kind: str
+    created: str
+    body: str
+    prev_hash: str
+    hash: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return json.loads(self.body)
+
+    def public_json(self) -> dict[str, Any]:
+        """The entry as exported: everything but the private fingerprint."""
+        data = {k: v for k, v in self.data.items() if k != "fingerprint"}
+        return {"entry": self.seq, "dataset": self.dataset, "kind": self.kind, "created": self.created, **data}
+
+
+@dataclass(frozen=True)
+class DatasetRecord:
+    name: str
+    budget: Guarantee
+    neighbouring: str
+    privacy_unit: str
+    spent: Guarantee
+    releases: int
+
+    @property
+    def remaining_epsilon(self) -> float:
+        return max(0.0, self.budget.epsilon - self.spent.epsilon)
+
+    @property
+    def remaining_delta(self) -> float:
+        return max(0.0, self.budget.delta - self.spent.delta)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A break in the chain found by ``verify``, in words."""
+
+    entry: int
+    message: str
+
+
+def default_ledger_path() -> Path:
+    """``$DP_WORKBENCH_LEDGER`` if set, else ledger.sqlite in the user's data directory."""
+    configured = os.environ.get("DP_WORKBENCH_LEDGER")
+    if configured:
+        return Path(configured)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("dp-workbench", appauthor=False)) / "ledger.sqlite"
+
+
+def entry_hash(prev_hash: str, seq: int, dataset: str, kind: str, created: str, body: str) -> str:
+    material = json.dumps([prev_hash, seq, dataset, kind, created, body], ensure_ascii=False)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def canonical(data: dict[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+class Ledger:
+    """A ledger file. Every method opens its own short transaction; no state is cached."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_ledger_path()
+        with self._write() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS entries (seq INTEGER PRIMARY KEY, dataset TEXT NOT NULL, "
+                "kind TEXT NOT NULL, created TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL, "
+                "hash TEXT NOT NULL)"
+            )
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(LEDGER_VERSION),))
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint_key', ?)", (secrets.token_hex(32),))
+            version = int(db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+        if version > LEDGER_VERSION:
+            raise LedgerError(f"The ledger {self.path} was written by a newer DP Workbench; update to use it.")
+
+    # ------------------------------------------------------------------ connections
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            return db
+        except (OSError, sqlite3.Error) as exc:
+            raise self._error("opened", exc) from None
+
+    def _error(self, doing: str, exc: BaseException) -> LedgerError:
+        return LedgerError(
+            f"The privacy ledger {self.path} cannot be {doing} ({exc}). Nothing was released. Check that the "
+            "folder exists, is writable and the disk is not full, or choose another ledger file."
+        )
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, holding SQLite's write lock from its start (BEGIN IMMEDIATE)."""
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            yield db
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(db)
+            raise self._error("written", exc) from None
+        except BaseException:
+            _rollback(db)
+            raise
+        finally:
+            db.close()
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        db = self._connect()
+        try:
+            yield db
+        except sqlite3.Error as exc:
+            raise self._error("read", exc) from None
+        finally:
+            db.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def _append(self, db: sqlite3.Connection, dataset: str, kind: str, data: dict[str, Any]) -> Entry:
+        last = db.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+        seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+        created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+        body = canonical(data)
+        digest = entry_hash(prev, seq, dataset, kind, created, body)
+        db.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, dataset, kind, created, body, prev, digest))
+        return Entry(seq, dataset, kind, created, body, prev, digest)
+
+    def fingerprint(self, path: str | Path) -> str:
+        """Keyed hash of a data file's bytes: recognises the file, reveals nothing outside this ledger."""
+        with self._read() as db:
+            key = bytes.fromhex(db.execute("SELECT value FROM meta WHERE key = 'fingerprint_key'").fetchone()[0])
+        digest = hmac.new(key, digestmod=hashlib.sha256)
+        with Path(path).open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+
+    def register(
+        self, name: str, budget: Guarantee, neighbouring: str, privacy_unit: str, fingerprint: str | None = None
+    ) -> Entry:
+        """Add a dataset with its total budget; refuses a name that exists."""
+        _check_budget(budget)
+        with self._write() as db:
+            if _dataset_entries(db, name):
+                raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.")
+            if fingerprint:
+                _check_fingerprint(db, name, fingerprint)
+            data = {"budget": {"epsilon": budget.epsilon, "delta": budget.delta},
+                    "neighbouring": neighbouring, "privacy_unit": privacy_unit}
+            if fingerprint:
+                data["fingerprint"] = fingerprint
+            return self._append(db, name, "register", data)
+
+    def raise_budget(self, name: str, budget: Guarantee, reason: str = "") -> Entry:
+        """Set a larger total budget; the change itself is recorded."""
+        _check_budget(budget)
+        with self._write() as db:
+            current = _record(db, name)
+            if budget.epsilon < current.budget.epsilon or budget.delta < current.budget.delta:
+                raise LedgerError(
+                    f"A budget can only be raised: '{name}' has ε = {current.budget.epsilon:g}, "
+                    f"δ = {current.budget.delta:g}."
+                )
+            data = {"budget": {"epsilon": budget.epsilon, "delta": budget.delta}, "reason": reason,
+                    "previous": {"epsilon": current.budget.epsilon, "delta": current.budget.delta}}
+            return self._append(db, name, "budget", data)
+
+    def charge(
+        self, name: str, events: list[MechanismEvent], release: dict[str, Any], plan: dict[str, Any],
+        fingerprint: str | None = None,
+    ) -> Entry:
+        """Append a release if the dataset's budget allows it; else refuse, saying by how much.
+
+        The released values go into the entry, so a charge shown once can always be read again.
+        """
+        with self._write() as db:
+            record = _record(db, name)
+            if fingerprint:
+                _check_fingerprint(db, name, fingerprint)
+            cost = _check_affordable(record, _spent_events(db, name), events)
+            data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
+            if fingerprint:
+                data["fingerprint"] = fingerprint
+            return self._append(db, name, "release", data)
+
+    def check_affordable(self, name: str, events: list[MechanismEvent]) -> Guarantee:
+        """Raise BudgetError if ``events`` would overspend the dataset now (``charge`` checks again)."""
+        with self._read() as db:
+            return _check_affordable(_record(db, name), _spent_events(db, name), events)
+
+    # ------------------------------------------------------------------ reading
+
+    def entries(self, dataset: str | None = None) -> list[Entry]:
+        with self._read() as db:
+            return _entries(db, dataset)
+
+    def dataset(self, name: str) -> DatasetRecord:
+        with self._read() as db:
+            return _record(db, name)
+
+    def datasets(self) -> list[DatasetRecord]:
+        with self._read() as db:
+            names = [row[0] for row in db.execute("SELECT DISTINCT dataset FROM entries ORDER BY dataset")]
+            return [_record(db, name) for name in names]
+
+    def has_dataset(self, name: str) -> bool:
+        with self._read() as db:
+            return bool(_dataset_entries(db, name))
+
+    def verify(self) -> list[Problem]:
+        """Every break in the chain: edited, deleted or reordered entries."""
+        problems = []
+        prev, expected_seq = GENESIS, 1
+        for entry in self.entries():
+            if entry.seq != expected_seq:
+                problems.append(Problem(entry.seq, f"entries {expected_seq} to {entry.seq - 1} are missing (deleted)"))
+            if entry.prev_hash != prev:
+                problems.append(Problem(entry.seq, "does not follow the entry before it (an entry was deleted, "
+                                                   "inserted or moved)"))
+            recomputed = entry_hash(entry.prev_hash, entry.seq, entry.dataset, entry.kind, entry.created, entry.body)
+            if recomputed != entry.hash:
+                problems.append(Problem(entry.seq, "its content was changed after it was written"))
+            prev, expected_seq = entry.hash, entry.seq + 1
+        return problems
+
+    def head(self) -> tuple[int, str]:
+        """The newest entry's number and hash: record it to detect later removal of newest entries."""
+        with self._read() as db:
+            row = db.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else (0, GENESIS)
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    try:
+        db.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+
+
+def _check_budget(budget: Guarantee) -> None:
+    from workbench.core.mechanisms import check_delta, check_epsilon
+
+    check_epsilon(budget.epsilon)
+    if budget.delta:
+        check_delta(budget.delta)
+
+
+def _entries(db: sqlite3.Connection, dataset: str | None) -> list[Entry]:
+    query = "SELECT seq, dataset, kind, created, body, prev_hash, hash FROM entries"
+    rows = db.execute(query + " ORDER BY seq") if dataset is None else db.execute(
+        query + " WHERE dataset = ? ORDER BY seq", (dataset,))
+    return [Entry(*row) for row in rows]
+
+
+def _dataset_entries(db: sqlite3.Connection, name: str) -> list[Entry]:
+    return _entries(db, name)
+
+
+def _spent_events(db: sqlite3.Connection, name: str) -> list[MechanismEvent]:
+    return [
+        MechanismEvent(e["query"], e["mechanism"], e["sensitivity"], e["scale"], e["epsilon"], e["delta"])
+        for entry in _dataset_entries(db, name) if entry.kind == "release"
+        for e in entry.data["events"]
+    ]
+
+
+def _record(db: sqlite3.Connection, name: str) -> DatasetRecord:
+    entries = _dataset_entries(db, name)
+    if not entries:
+        raise LedgerError(
+            f"The ledger has no dataset called '{name}'. Register it with its total budget first "
+            "(for example `dp-workbench release ... --dataset-budget 2`), or check the name."
+        )
+    register = entries[0].data
+    budget = register["budget"]
+    for entry in entries:
+        if entry.kind == "budget":
+            budget = entry.data["budget"]
+    return DatasetRecord(
+        name=name,
+        budget=Guarantee(budget["epsilon"], budget["delta"], "total budget"),
+        neighbouring=register["neighbouring"],
+        privacy_unit=register["privacy_unit"],
+        spent=compose(_spent_events(db, name)),
+        releases=sum(1 for e in entries if e.kind == "release"),
+    )
+
+
+def _check_affordable(record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent]) -> Guarantee:
+    """The cost of ``events``; BudgetError naming the overspend if the dataset cannot afford it."""
+    cost = compose(events)
+    after = compose([*spent, *events])
+    over_e = after.epsilon - record.budget.epsilon
+    over_d = after.delta - record.budget.delta
+    if over_e > _BUDGET_TOLERANCE * record.budget.epsilon or over_d > _BUDGET_TOLERANCE * max(record.budget.delta, 1e-300):
+        raise BudgetError(
+            f"This release would spend ε = {cost.epsilon:g}, δ = {cost.delta:g} on '{record.name}', which has "
+            f"ε = {record.remaining_epsilon:g}, δ = {record.remaining_delta:g} left of its total "
+            f"ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}: it would overspend by "
+            f"ε {max(over_e, 0):g}, δ {max(over_d, 0):g}. Nothing was released. Spend less, or raise the "
+            "total with `dp-workbench ledger raise` (that is recorded)."
+        )
+    return cost
+
+
+def _check_fingerprint(db: sqlite3.Connection, name: str, fingerprint: str) -> None:
+    """The same file must not be charged under two dataset names (that would double its budget)."""
+    for entry in _entries(db, None):
+        if entry.dataset != name and entry.data.get("fingerprint") == fingerprint:
+            raise LedgerError(
+                f"This data file is already in the ledger as dataset '{entry.dataset}'. Releases of the same data "
+                f"share one budget: use the dataset name '{entry.dataset}' in the plan."
+            )
