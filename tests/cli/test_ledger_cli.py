@@ -1,0 +1,66 @@
+"""`dp-workbench ledger show|verify|export|raise`, and releases charged through the CLI."""
+
+import csv
+import json
+import sqlite3
+
+from workbench.cli import main
+from workbench.core.ledger import Ledger
+
+BUDGET = ["--dataset-budget", "2.5", "1e-6"]
+NAME = "Household survey (synthetic sample)"
+
+
+def release(sample_path, sample_plan_path, out, *extra):
+    return main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out), *extra])
+
+
+def test_releases_are_charged_and_overspending_shows_nothing(sample_path, sample_plan_path, tmp_path, capsys, private_ledger):
+    assert release(sample_path, sample_plan_path, tmp_path / "first", *BUDGET) == 0
+    assert "Charged to the ledger (entry 2)" in capsys.readouterr().out
+    result = json.loads((tmp_path / "first" / "results.json").read_text())
+    assert result["ledger"]["entry"] == 2 and result["ledger"]["spent_including_this_release"]["epsilon"] == 1.0
+
+    assert release(sample_path, sample_plan_path, tmp_path / "second") == 0  # the dataset is known now
+    assert release(sample_path, sample_plan_path, tmp_path / "third") == 2  # 3 > 2.5
+    err = " ".join(capsys.readouterr().err.split())
+    assert "overspend by ε 0.5" in err and "Nothing was released" in err
+    assert not (tmp_path / "third").exists()
+    assert Ledger(private_ledger).dataset(NAME).releases == 2
+
+
+def test_new_dataset_needs_a_budget(sample_path, sample_plan_path, tmp_path, capsys):
+    assert release(sample_path, sample_plan_path, tmp_path / "o") == 2
+    assert "--dataset-budget" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_show_verify_export_and_raise(sample_path, sample_plan_path, tmp_path, capsys, private_ledger):
+    release(sample_path, sample_plan_path, tmp_path / "o", *BUDGET)
+    fingerprint = Ledger(private_ledger).entries()[0].data["fingerprint"]
+
+    assert main(["ledger", "show"]) == 0
+    shown = capsys.readouterr().out
+    assert "spent ε = 1, δ = 2e-07 in 1 release(s); left ε = 1.5" in shown and "histogram of region" in shown
+
+    assert main(["ledger", "raise", NAME, "--epsilon", "4", "--reason", "second wave"]) == 0
+    assert main(["ledger", "verify"]) == 0
+    assert "intact: 3 entries" in capsys.readouterr().out
+
+    for fmt in ("json", "csv"):
+        out = tmp_path / f"ledger.{fmt}"
+        assert main(["ledger", "export", "--format", fmt, "--out", str(out)]) == 0
+        text = out.read_text()
+        assert fingerprint not in text and "fingerprint" not in text
+    rows = list(csv.DictReader((tmp_path / "ledger.csv").open()))
+    assert [r["kind"] for r in rows] == ["register", "release", "budget"]
+    entries = json.loads((tmp_path / "ledger.json").read_text())["entries"]
+    assert entries[2]["budget"] == {"epsilon": 4.0, "delta": 1e-6} and entries[2]["reason"] == "second wave"
+
+
+def test_verify_reports_a_tampered_entry_with_exit_1(sample_path, sample_plan_path, tmp_path, capsys, private_ledger):
+    release(sample_path, sample_plan_path, tmp_path / "o", *BUDGET)
+    with sqlite3.connect(private_ledger) as db:
+        db.execute("UPDATE entries SET body = replace(body, '\"epsilon\":1.0', '\"epsilon\":0.1') WHERE seq = 2")
+    assert main(["ledger", "verify"]) == 1
+    assert "entry 2: its content was changed" in capsys.readouterr().err
