@@ -64,3 +64,13 @@ def test_verify_reports_a_tampered_entry_with_exit_1(sample_path, sample_plan_pa
         db.execute("UPDATE entries SET body = replace(body, '\"epsilon\":1.0', '\"epsilon\":0.1') WHERE seq = 2")
     assert main(["ledger", "verify"]) == 1
     assert "entry 2: its content was changed" in capsys.readouterr().err
+
+
+def test_a_failed_release_leaves_the_ledger_untouched(sample_path, sample_plan_path, tmp_path, capsys, private_ledger):
+    broken = tmp_path / "survey.csv"
+    broken.write_text(sample_path.read_text().replace(",63,", ",sixty-three,", 1))
+    assert release(broken, sample_plan_path, tmp_path / "o", *BUDGET) == 2
+    assert "'age'" in capsys.readouterr().err
+    assert release(sample_path, sample_plan_path, tmp_path / "o", "--dataset-budget", "0.5") == 2  # plan costs 1
+    assert Ledger(private_ledger).entries() == []
+    assert not (tmp_path / "o").exists()

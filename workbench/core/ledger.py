@@ -79,6 +79,31 @@ class DatasetRecord:
 
 
 @dataclass(frozen=True)
+class Registration:
+    """What the ledger records about a new dataset: its total budget and public context."""
+
+    budget: Guarantee
+    neighbouring: str
+    privacy_unit: str
+
+    def __post_init__(self) -> None:
+        _check_budget(self.budget)
+
+    def to_json(self, fingerprint: str | None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "budget": {"epsilon": self.budget.epsilon, "delta": self.budget.delta},
+            "neighbouring": self.neighbouring,
+            "privacy_unit": self.privacy_unit,
+        }
+        if fingerprint:
+            data["fingerprint"] = fingerprint
+        return data
+
+    def as_record(self, name: str) -> DatasetRecord:
+        return DatasetRecord(name, self.budget, self.neighbouring, self.privacy_unit, compose([]), 0)
+
+
+@dataclass(frozen=True)
 class Problem:
     """A break in the chain found by ``verify``, in words."""
 
@@ -110,18 +135,27 @@ class Ledger:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_ledger_path()
-        with self._write() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS entries (seq INTEGER PRIMARY KEY, dataset TEXT NOT NULL, "
-                "kind TEXT NOT NULL, created TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL, "
-                "hash TEXT NOT NULL)"
-            )
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(LEDGER_VERSION),))
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint_key', ?)", (secrets.token_hex(32),))
+        if not self._has_tables():
+            with self._write() as db:
+                db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS entries (seq INTEGER PRIMARY KEY, dataset TEXT NOT NULL, "
+                    "kind TEXT NOT NULL, created TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL, "
+                    "hash TEXT NOT NULL)"
+                )
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(LEDGER_VERSION),))
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint_key', ?)", (secrets.token_hex(32),))
+        with self._read() as db:
             version = int(db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
         if version > LEDGER_VERSION:
             raise LedgerError(f"The ledger {self.path} was written by a newer DP Workbench; update to use it.")
+
+    def _has_tables(self) -> bool:
+        if not self.path.is_file():
+            return False
+        with self._read() as db:
+            names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {"meta", "entries"} <= names
 
     # ------------------------------------------------------------------ connections
 
@@ -193,17 +227,13 @@ class Ledger:
         self, name: str, budget: Guarantee, neighbouring: str, privacy_unit: str, fingerprint: str | None = None
     ) -> Entry:
         """Add a dataset with its total budget; refuses a name that exists."""
-        _check_budget(budget)
+        registration = Registration(budget, neighbouring, privacy_unit)
         with self._write() as db:
             if _dataset_entries(db, name):
                 raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.")
             if fingerprint:
                 _check_fingerprint(db, name, fingerprint)
-            data = {"budget": {"epsilon": budget.epsilon, "delta": budget.delta},
-                    "neighbouring": neighbouring, "privacy_unit": privacy_unit}
-            if fingerprint:
-                data["fingerprint"] = fingerprint
-            return self._append(db, name, "register", data)
+            return self._append(db, name, "register", registration.to_json(fingerprint))
 
     def raise_budget(self, name: str, budget: Guarantee, reason: str = "") -> Entry:
         """Set a larger total budget; the change itself is recorded."""
@@ -221,13 +251,18 @@ class Ledger:
 
     def charge(
         self, name: str, events: list[MechanismEvent], release: dict[str, Any], plan: dict[str, Any],
-        fingerprint: str | None = None,
+        fingerprint: str | None = None, new_dataset: "Registration | None" = None,
     ) -> Entry:
         """Append a release if the dataset's budget allows it; else refuse, saying by how much.
 
         The released values go into the entry, so a charge shown once can always be read again.
+        A dataset not yet in the ledger is registered with ``new_dataset`` in the same transaction.
         """
         with self._write() as db:
+            if new_dataset is not None and not _dataset_entries(db, name):
+                if fingerprint:
+                    _check_fingerprint(db, name, fingerprint)
+                self._append(db, name, "register", new_dataset.to_json(fingerprint))
             record = _record(db, name)
             if fingerprint:
                 _check_fingerprint(db, name, fingerprint)
@@ -237,9 +272,13 @@ class Ledger:
                 data["fingerprint"] = fingerprint
             return self._append(db, name, "release", data)
 
-    def check_affordable(self, name: str, events: list[MechanismEvent]) -> Guarantee:
+    def check_affordable(
+        self, name: str, events: list[MechanismEvent], new_dataset: "Registration | None" = None
+    ) -> Guarantee:
         """Raise BudgetError if ``events`` would overspend the dataset now (``charge`` checks again)."""
         with self._read() as db:
+            if new_dataset is not None and not _dataset_entries(db, name):
+                return _check_affordable(new_dataset.as_record(name), [], events)
             return _check_affordable(_record(db, name), _spent_events(db, name), events)
 
     # ------------------------------------------------------------------ reading

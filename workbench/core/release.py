@@ -17,7 +17,7 @@ from typing import Any
 from workbench import __version__
 from workbench.core.accounting import Guarantee, MechanismEvent
 from workbench.core.io import Table
-from workbench.core.ledger import Ledger, LedgerError
+from workbench.core.ledger import Ledger, LedgerError, Registration
 from workbench.core.plan import PlannedStatistic, ReleasePlan
 from workbench.core.prepare import prepare
 from workbench.core.statistics import Cell
@@ -92,15 +92,16 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     plan.validate()
     name = plan.dataset.name
     fingerprint = ledger.fingerprint(table.source) if Path(table.source).is_file() else None
+    new_dataset = None
     if not ledger.has_dataset(name):
         if dataset_budget is None:
             raise LedgerError(
                 f"The ledger has no dataset '{name}' yet. Give the total budget this dataset may ever spend "
                 "(for example --dataset-budget 2 for ε = 2); it is recorded, and every release is counted against it."
             )
-        ledger.register(name, dataset_budget, plan.schema.neighbouring.value, plan.schema.unit.in_words, fingerprint)
+        new_dataset = Registration(dataset_budget, plan.schema.neighbouring.value, plan.schema.unit.in_words)
     cost = plan.guarantee()
-    ledger.check_affordable(name, _events(plan))  # refuse before reading any data
+    ledger.check_affordable(name, _events(plan), new_dataset)  # refuse before reading any data
 
     calibrated = [
         (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
@@ -118,7 +119,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         software_version=__version__,
     )
-    entry = ledger.charge(name, _events(plan), result.to_json(), plan.to_json(), fingerprint)
+    entry = ledger.charge(name, _events(plan), result.to_json(), plan.to_json(), fingerprint, new_dataset)
     after = ledger.dataset(name)
     return replace(
         result,
