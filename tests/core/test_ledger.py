@@ -142,3 +142,16 @@ def test_a_full_disk_gives_a_clear_error_and_records_nothing(ledger, monkeypatch
         ledger.charge("survey", [event(0.1)], big, {})
     monkeypatch.undo()
     assert ledger.dataset("survey").releases == 0 and ledger.verify() == []
+
+
+def test_gaussian_releases_are_composed_by_zcdp_when_that_is_tighter(tmp_path):
+    from workbench.core.accounting import ZCDP
+    from workbench.core.mechanisms import MechanismKind, calibrate
+
+    ledger = Ledger(tmp_path / "g.sqlite")
+    ledger.register("panel", budget(3.0, 1e-5), "add_remove", "one row")
+    release_event = MechanismEvent.from_noise("mean", calibrate(MechanismKind.GAUSSIAN, 1.0, 0.5, 1e-7))
+    for _ in range(10):  # basic composition would stop at 6 releases (ε = 3)
+        ledger.charge("panel", [release_event], {"statistics": []}, {})
+    spent = ledger.dataset("panel").spent
+    assert spent.method == ZCDP and spent.epsilon < 3.0 and spent.delta == 1e-5

@@ -1,19 +1,29 @@
 """Privacy events and their composition.
 
 Modelled after ``dp_accounting``: each noisy query becomes a small immutable event, and
-an accountant turns a sequence of events into one (ε, δ) guarantee, naming its method.
-This slice composes by basic composition (ε and δ add up), which is valid for any mix of
-pure and approximate DP events; tighter accountants (PLD, zCDP) plug in behind the same
-``compose`` call.
+``compose`` turns a sequence of events into one (ε, δ) guarantee, naming its method.
+Two accountants are valid for every event we produce, and the tighter one is used:
+
+- basic composition: the ε and the δ of all events add up (exact for pure ε-DP);
+- zero-concentrated DP (Bun & Steinke 2016): a Gaussian event with sensitivity Δ and
+  standard deviation σ is ρ-zCDP with ρ = Δ² / (2σ²), also for the multi-dimensional
+  discrete Gaussian (Canonne, Kamath & Steinke 2020); an ε-DP event is (ε²/2)-zCDP;
+  the ρ add up and are converted to (ε, δ) by OpenDP, the same conversion that
+  calibrated each Gaussian event.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable
 
+import opendp.prelude as dp
+
 from workbench.core.mechanisms import Noise
+
+dp.enable_features("contrib")
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,13 @@ class MechanismEvent:
     def from_noise(cls, label: str, noise: Noise, unit: float = 1.0) -> "MechanismEvent":
         """The event of ``noise``; sensitivity and scale in units of ``unit`` (their ratio is what counts)."""
         return cls(label, noise.kind.value, noise.sensitivity * unit, noise.scale * unit, noise.epsilon, noise.delta)
+
+    @property
+    def rho(self) -> float:
+        """The zCDP parameter of this event."""
+        if self.mechanism == "gaussian" and self.scale > 0:
+            return (self.sensitivity / self.scale) ** 2 / 2.0
+        return self.epsilon**2 / 2.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,11 +73,36 @@ class Guarantee:
 
 
 BASIC = "basic composition (the ε and δ of all statistics add up)"
+ZCDP = "zero-concentrated DP composition (Bun & Steinke 2016), converted to (ε, δ) by OpenDP"
 
 
-def compose(events: Iterable[MechanismEvent]) -> Guarantee:
-    """Basic composition: sum of ε and of δ; exact for pure-DP sequences, valid for all."""
+def compose(events: Iterable[MechanismEvent], delta: float | None = None) -> Guarantee:
+    """The smallest ε that a valid accountant proves for ``events`` at the given δ.
+
+    ``delta`` defaults to the sum of the events' δ. Basic composition is valid when that
+    sum is at most ``delta``; zCDP is valid for any ``delta`` > 0.
+    """
     events = list(events)
-    return Guarantee(
-        epsilon=math.fsum(e.epsilon for e in events), delta=math.fsum(e.delta for e in events), method=BASIC
-    )
+    basic = Guarantee(math.fsum(e.epsilon for e in events), math.fsum(e.delta for e in events), BASIC)
+    target = basic.delta if delta is None else delta
+    candidates = [basic] if basic.delta <= target else []
+    if target > 0 and any(e.mechanism == "gaussian" for e in events):
+        rho = math.fsum(e.rho for e in events)
+        candidates.append(Guarantee(zcdp_epsilon(rho, target), target, ZCDP))
+    if not candidates:
+        return basic  # no accountant reaches the target δ; the caller sees δ above it
+    return min(candidates, key=lambda g: g.epsilon)
+
+
+@lru_cache(maxsize=4096)
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """The ε of a ρ-zCDP mechanism at ``delta``, by OpenDP's conversion."""
+    if rho <= 0:
+        return 0.0
+    # A Gaussian measurement with sensitivity 1 and scale 1/sqrt(2 rho) is exactly rho-zCDP.
+    scale = 1.0 / math.sqrt(2.0 * rho)
+    while (1.0 / scale) ** 2 / 2.0 < rho:  # float rounding: never understate rho
+        scale = math.nextafter(scale, 0.0)
+    measurement = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=scale)
+    approx = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(measurement), delta=delta)
+    return approx.map(1.0)[0]

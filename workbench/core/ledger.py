@@ -100,7 +100,7 @@ class Registration:
         return data
 
     def as_record(self, name: str) -> DatasetRecord:
-        return DatasetRecord(name, self.budget, self.neighbouring, self.privacy_unit, compose([]), 0)
+        return DatasetRecord(name, self.budget, self.neighbouring, self.privacy_unit, compose([], self.budget.delta), 0)
 
 
 @dataclass(frozen=True)
@@ -374,7 +374,7 @@ def _record(db: sqlite3.Connection, name: str) -> DatasetRecord:
         budget=Guarantee(budget["epsilon"], budget["delta"], "total budget"),
         neighbouring=register["neighbouring"],
         privacy_unit=register["privacy_unit"],
-        spent=compose(_spent_events(db, name)),
+        spent=compose(_spent_events(db, name), delta=budget["delta"]),
         releases=sum(1 for e in entries if e.kind == "release"),
     )
 
@@ -382,7 +382,7 @@ def _record(db: sqlite3.Connection, name: str) -> DatasetRecord:
 def _check_affordable(record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent]) -> Guarantee:
     """The cost of ``events``; BudgetError naming the overspend if the dataset cannot afford it."""
     cost = compose(events)
-    after = compose([*spent, *events])
+    after = compose([*spent, *events], delta=record.budget.delta)
     over_e = after.epsilon - record.budget.epsilon
     over_d = after.delta - record.budget.delta
     if over_e > _BUDGET_TOLERANCE * record.budget.epsilon or over_d > _BUDGET_TOLERANCE * max(record.budget.delta, 1e-300):

@@ -162,9 +162,12 @@ class ReleasePlan:
     def guarantee(self) -> Guarantee:
         """The total privacy cost of the plan, computed from public inputs only."""
         return compose(
-            MechanismEvent.from_noise(planned.statistic.label, noise)
-            for planned in self.statistics
-            for noise in planned.noises(self.schema)
+            (
+                MechanismEvent.from_noise(planned.statistic.label, noise)
+                for planned in self.statistics
+                for noise in planned.noises(self.schema)
+            ),
+            delta=self.total.delta,
         )
 
     def to_json(self) -> dict[str, Any]:
