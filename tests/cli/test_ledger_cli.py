@@ -76,3 +76,14 @@ def test_a_failed_release_leaves_the_ledger_untouched(sample_path, sample_plan_p
     assert release(sample_path, sample_plan_path, tmp_path / "o", "--dataset-budget", "0.5") == 2  # plan costs 1
     assert Ledger(private_ledger).entries() == []
     assert not (tmp_path / "o").exists()
+
+
+def test_a_plan_with_another_privacy_unit_cannot_share_the_budget(sample_path, sample_plan_path, tmp_path, capsys):
+    assert release(sample_path, sample_plan_path, tmp_path / "o", *BUDGET) == 0
+    plan = json.loads(sample_plan_path.read_text())
+    plan["schema"]["privacy_unit"] = {"id_column": None, "max_rows_per_person": 1}  # rows, not households
+    row_plan = tmp_path / "rows.plan.json"
+    row_plan.write_text(json.dumps(plan))
+    assert release(sample_path, row_plan, tmp_path / "rows") == 2
+    assert "cannot share one budget" in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "rows").exists()

@@ -100,6 +100,8 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
                 "(for example --dataset-budget 2 for ε = 2); it is recorded, and every release is counted against it."
             )
         new_dataset = Registration(dataset_budget, plan.schema.neighbouring.value, plan.schema.unit.in_words)
+    else:
+        _check_same_guarantee(ledger, name, plan)
     cost = plan.guarantee()
     ledger.check_affordable(name, _events(plan), new_dataset)  # refuse before reading any data
 
@@ -130,6 +132,19 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
             "spent_including_this_release": after.spent.to_json(),
         },
     )
+
+
+def _check_same_guarantee(ledger: Ledger, name: str, plan: ReleasePlan) -> None:
+    """ε under one privacy unit or relation is not ε under another: they must not be added up."""
+    record = ledger.dataset(name)
+    unit, relation = plan.schema.unit.in_words, plan.schema.neighbouring.value
+    if (record.privacy_unit, record.neighbouring) != (unit, relation):
+        raise LedgerError(
+            f"'{name}' was registered in the ledger with the privacy unit '{record.privacy_unit}' and "
+            f"neighbours '{record.neighbouring}', but this plan uses '{unit}' and '{relation}'. Their ε measure "
+            "different things and cannot share one budget. Use the registered unit and relation, or give this "
+            "plan another dataset name if it really is other data."
+        )
 
 
 def _events(plan: ReleasePlan) -> list[MechanismEvent]:
