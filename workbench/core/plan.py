@@ -73,11 +73,17 @@ class Budget:
 
 @dataclass(frozen=True)
 class PlannedStatistic:
-    """One statistic, the mechanism that releases it, and the (ε, δ) it may spend."""
+    """One statistic, the mechanism that releases it, and the (ε, δ) it may spend.
+
+    Optionally an accuracy target (the ± half-width wanted at the plan's confidence) or a
+    weight; ``planner.budget_plan`` turns either into ε.
+    """
 
     statistic: Statistic
     mechanism: MechanismKind
     budget: Budget
+    target_error: float | None = None
+    weight: float | None = None
 
     def noises(self, schema: Schema) -> tuple[Noise, ...]:
         """Calibrated noise for each query of the statistic; touches no data."""
@@ -92,7 +98,12 @@ class PlannedStatistic:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.statistic.to_json(), "mechanism": self.mechanism.value, **self.budget.to_json()}
+        out = {**self.statistic.to_json(), "mechanism": self.mechanism.value, **self.budget.to_json()}
+        if self.target_error is not None:
+            out["target_error"] = self.target_error
+        if self.weight is not None:
+            out["weight"] = self.weight
+        return out
 
     @classmethod
     def from_json(cls, data: Any, position: int) -> "PlannedStatistic":
@@ -102,7 +113,14 @@ class PlannedStatistic:
             mechanism = MechanismKind(data.get("mechanism", "laplace"))
         except ValueError:
             raise PlanError(f"{where}: mechanism {data.get('mechanism')!r} is not 'laplace' or 'gaussian'.") from None
-        return cls(statistic, mechanism, Budget.from_json(data, where))
+        optional = {}
+        for key in ("target_error", "weight"):
+            value = data.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value) or value <= 0):
+                raise PlanError(f"{where}: '{key}' must be a positive number, not {value!r}.")
+            optional[key] = value
+        return cls(statistic, mechanism, Budget.from_json(data, where), **optional)
 
 
 @dataclass(frozen=True)

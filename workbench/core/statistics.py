@@ -105,6 +105,17 @@ class Statistic:
         """Released cells from noisy answers (post-processing only)."""
         raise NotImplementedError
 
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+        """Half-width of the interval holding the noise's effect on each cell, from public inputs only.
+
+        ``size`` is a number of rows (a public estimate, or a released noisy count); only
+        statistics whose error depends on it use it.
+        """
+        (query,) = self.queries(schema) or (None,)
+        if query is None:
+            return 0.0
+        return noises[0].halfwidth(confidence) * query.unit
+
     def method(self, schema: Schema) -> str:
         """One sentence on how the value is computed, for results and reports."""
         raise NotImplementedError
@@ -189,7 +200,7 @@ class Count(Statistic):
     def estimate(self, noisy, noises, schema, confidence):
         if not noises:
             return (Cell("", float(schema.public_size), 0.0, "the public size you entered; no noise needed"),)
-        return (Cell("", float(noisy[0][0]), float(noises[0].halfwidth(confidence))),)
+        return (Cell("", float(noisy[0][0]), self.error_bound(noises, schema, None, confidence)),)
 
     def method(self, schema: Schema) -> str:
         if count_is_public(schema):
@@ -215,7 +226,7 @@ class Sum(ColumnStatistic):
 
     def estimate(self, noisy, noises, schema, confidence):
         unit = self.queries(schema)[0].unit
-        return (Cell("", noisy[0][0] * unit, noises[0].halfwidth(confidence) * unit),)
+        return (Cell("", noisy[0][0] * unit, self.error_bound(noises, schema, None, confidence)),)
 
     def method(self, schema: Schema) -> str:
         unit = self.queries(schema)[0].unit
@@ -264,7 +275,7 @@ class Mean(ColumnStatistic):
         value = centre + noisy[0][0] * grid.unit / size
         return (Cell("", value, self.error_bound(noises, schema, size, confidence)),)
 
-    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float, confidence: float) -> float:
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
         """Bound on |released - exact| given the (noisy or estimated) number of rows ``size``.
 
         With public count N: error = unit * Z_sum / N. Otherwise the released mean minus the
@@ -273,6 +284,10 @@ class Mean(ColumnStatistic):
         (union bound), so the bound holds with the stated confidence.
         """
         grid = _grid(_numeric(schema, self.column, "mean"))
+        if count_is_public(schema, self.column_names):
+            size = float(schema.public_size)
+        if not size or size < 1:
+            return math.inf
         if len(noises) == 1:
             return noises[0].halfwidth(confidence) * grid.unit / size
         each = split_confidence(confidence, 2)
@@ -308,7 +323,7 @@ class Histogram(ColumnStatistic):
 
     def estimate(self, noisy, noises, schema, confidence):
         spec = _categorical(schema, self.column, "histogram")
-        error = float(noises[0].halfwidth(confidence))
+        error = self.error_bound(noises, schema, None, confidence)
         return tuple(Cell(label, float(value), error) for label, value in zip(spec.bins, noisy[0]))
 
     def method(self, schema: Schema) -> str:

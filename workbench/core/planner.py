@@ -1,0 +1,102 @@
+"""Planning the budget: the ε a statistic needs for a stated accuracy, or a total split by weights.
+
+Everything here uses public inputs only (bounds, the public size estimate, ε, δ): no data
+is read, so planning costs no privacy. The error of a plan is the same ``error_bound``
+that releases report, so what is promised here is what the release states.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Sequence
+
+from workbench.core.errors import PlanError
+from workbench.core.mechanisms import MechanismKind
+from workbench.core.plan import Budget, PlannedStatistic, ReleasePlan
+from workbench.core.schema import Schema
+from workbench.core.statistics import Statistic
+
+MIN_EPSILON, MAX_EPSILON = 1e-4, 100.0
+_SEARCH_STEPS = 16  # ε to 2e-4 relative, below the 3-digit rounding that follows
+
+
+def expected_error(planned: PlannedStatistic, schema: Schema, size_estimate: float | None, confidence: float) -> float:
+    """Half-width of the noise interval of ``planned`` at ``confidence`` (per cell)."""
+    return planned.statistic.error_bound(planned.noises(schema), schema, size_estimate, confidence)
+
+
+def epsilon_for_error(
+    statistic: Statistic,
+    mechanism: MechanismKind,
+    schema: Schema,
+    target: float,
+    confidence: float = 0.95,
+    delta: float = 0.0,
+    size_estimate: float | None = None,
+) -> float:
+    """The smallest ε (to 3 significant digits, rounded up) whose error is at most ``target``."""
+    if not target > 0 or not math.isfinite(target):
+        raise PlanError(f"The accuracy target for '{statistic.label}' must be a positive number, not {target!r}.")
+
+    def error(epsilon: float) -> float:
+        return expected_error(PlannedStatistic(statistic, mechanism, Budget(epsilon, delta)), schema, size_estimate, confidence)
+
+    if error(MAX_EPSILON) > target:
+        raise PlanError(
+            f"'{statistic.label}' cannot be released within ±{target:g} even with ε = {MAX_EPSILON:g}"
+            f"{'' if size_estimate else ' (a mean also needs a public size estimate)'}. Accept a larger error, "
+            "narrow the bounds, or protect fewer rows per person."
+        )
+    if error(MIN_EPSILON) <= target:
+        return MIN_EPSILON
+    low, high = math.log(MIN_EPSILON), math.log(MAX_EPSILON)
+    for _ in range(_SEARCH_STEPS):
+        middle = (low + high) / 2
+        low, high = (low, middle) if error(math.exp(middle)) <= target else (middle, high)
+    epsilon = _round_up(math.exp(high))
+    while error(epsilon) > target:  # rounding can never make the promise false
+        epsilon = _round_up(math.nextafter(epsilon, math.inf) * 1.001)
+    return epsilon
+
+
+def allocate(total_epsilon: float, weights: Sequence[float]) -> list[float]:
+    """Split ``total_epsilon`` in proportion to ``weights`` (all positive)."""
+    if not weights or any(not (w > 0 and math.isfinite(w)) for w in weights):
+        raise PlanError("Every weight must be a positive number.")
+    whole = math.fsum(weights)
+    return [total_epsilon * w / whole for w in weights]
+
+
+def budget_plan(plan: ReleasePlan) -> ReleasePlan:
+    """The plan with ε filled in: from each accuracy target, then the rest of the total by weight.
+
+    Statistics with neither a target nor a weight keep the ε they have.
+    """
+    size = plan.schema.public_size or plan.dataset.size_estimate
+    statistics = list(plan.statistics)
+    for i, planned in enumerate(statistics):
+        if planned.target_error is not None:
+            epsilon = epsilon_for_error(
+                planned.statistic, planned.mechanism, plan.schema, planned.target_error,
+                plan.confidence, planned.budget.delta, size,
+            )
+            statistics[i] = replace(planned, budget=Budget(epsilon, planned.budget.delta))
+    weighted = [i for i, p in enumerate(statistics) if p.weight is not None and p.target_error is None]
+    if weighted:
+        fixed = math.fsum(p.budget.epsilon for i, p in enumerate(statistics) if i not in weighted)
+        left = plan.total.epsilon - fixed
+        if left <= 0:
+            raise PlanError(
+                f"The accuracy targets and fixed ε already need ε = {fixed:g} of the total {plan.total.epsilon:g}; "
+                "nothing is left to share by weight. Raise the total or loosen the targets."
+            )
+        shares = allocate(left, [statistics[i].weight for i in weighted])  # type: ignore[misc]
+        for i, epsilon in zip(weighted, shares):
+            statistics[i] = replace(statistics[i], budget=Budget(epsilon, statistics[i].budget.delta))
+    return replace(plan, statistics=tuple(statistics))
+
+
+def _round_up(value: float, digits: int = 3) -> float:
+    exponent = math.floor(math.log10(value)) - digits + 1
+    return math.ceil(value / 10**exponent) * 10**exponent
