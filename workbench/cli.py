@@ -22,6 +22,7 @@ from workbench.core.export import write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
 from workbench.core.plan import ReleasePlan
+from workbench.core.planner import budget_plan, expected_error
 from workbench.core.release import Release, release
 from workbench.core.schema import Neighbouring
 from workbench.core.template import plan_template
@@ -60,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     template.add_argument("--epsilon", type=float, default=1.0, help="total ε of the plan (default 1.0)")
     template.add_argument("--force", action="store_true", help="overwrite an existing plan file")
     template.set_defaults(run=_template)
+
+    budget = commands.add_parser(
+        "plan-budget", help="fill in ε from accuracy targets and weights, and show each statistic's expected error"
+    )
+    budget.add_argument("plan", type=Path, help="the plan file (JSON)")
+    budget.add_argument("--out", "-o", type=Path, help="write the plan with the ε filled in to this file")
+    budget.set_defaults(run=_plan_budget)
 
     run = commands.add_parser("release", help="release the statistics of a plan on a data file")
     _data_arguments(run)
@@ -153,6 +161,31 @@ def _template(args: argparse.Namespace) -> int:
     elif categorical:
         print(f"Check the categories taken from the file's value labels for: {', '.join(categorical)}.")
     print("Then check the privacy unit, the statistics and their ε, and run `dp-workbench release`.")
+    return 0
+
+
+def _plan_budget(args: argparse.Namespace) -> int:
+    plan = budget_plan(ReleasePlan.load(args.plan))
+    plan.validate()
+    size = plan.schema.public_size or plan.dataset.size_estimate
+    percent = f"{plan.confidence * 100:g}%"
+    rows = [("statistic", "mechanism", "ε", "δ", f"expected ± ({percent})", "target ±")]
+    for planned in plan.statistics:
+        error = expected_error(planned, plan.schema, size, plan.confidence)
+        rows.append((
+            planned.statistic.label, planned.mechanism.value, f"{planned.budget.epsilon:.4g}",
+            f"{planned.budget.delta:g}", "needs a size estimate" if math.isinf(error) else _format_value(error, error),
+            "" if planned.target_error is None else f"{planned.target_error:g}",
+        ))
+    _print_table(rows, right=frozenset({2, 3, 4, 5}))
+    total = plan.guarantee()
+    print(f"\nTotal: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
+          f"(plan budget ε = {plan.total.epsilon:g}, δ = {plan.total.delta:g}).")
+    if size:
+        print(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
+    if args.out:
+        plan.save(args.out)
+        print(f"Wrote {args.out}.")
     return 0
 
 

@@ -102,3 +102,17 @@ def test_broken_data_file_exits_2(tmp_path, sample_plan_path):
     data = tmp_path / "broken.csv"
     data.write_bytes(b"\x00\x01\x02" * 100)
     assert main(["release", str(data), "--plan", str(sample_plan_path), "--out", str(tmp_path / "o"), *BUDGET]) == 2
+
+
+def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample_plan_path, tmp_path, capsys):
+    data = json.loads(sample_plan_path.read_text())
+    data["statistics"][0].update(target_error=400)
+    plan = tmp_path / "targets.plan.json"
+    plan.write_text(json.dumps(data))
+    out = tmp_path / "budgeted.plan.json"
+    assert main(["plan-budget", str(plan), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "expected ± (95%)" in printed and "Total: ε =" in printed
+    budgeted = json.loads(out.read_text())
+    assert budgeted["statistics"][0]["epsilon"] != data["statistics"][0]["epsilon"]
+    assert budgeted["statistics"][0]["target_error"] == 400
