@@ -72,6 +72,17 @@ class Guarantee:
         return {"epsilon": self.epsilon, "delta": self.delta, "method": self.method}
 
 
+BUDGET_TOLERANCE = 1e-9  # relative; absorbs float rounding when ε of parts add up to a total
+
+
+def overspend(spent: Guarantee, epsilon: float, delta: float) -> tuple[float, float] | None:
+    """By how much ``spent`` exceeds the budget (ε, δ), or None if it fits (up to float rounding)."""
+    over_epsilon, over_delta = spent.epsilon - epsilon, spent.delta - delta
+    if over_epsilon > BUDGET_TOLERANCE * epsilon or over_delta > BUDGET_TOLERANCE * max(delta, 1e-300):
+        return max(over_epsilon, 0.0), max(over_delta, 0.0)
+    return None
+
+
 BASIC = "basic composition (the ε and δ of all statistics add up)"
 ZCDP = "zero-concentrated DP composition (Bun & Steinke 2016), converted to (ε, δ) by OpenDP"
 

@@ -26,12 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from workbench.core.accounting import Guarantee, MechanismEvent, compose
+from workbench.core.accounting import Guarantee, MechanismEvent, compose, overspend
 from workbench.core.errors import BudgetError, WorkbenchError
 
 LEDGER_VERSION = 1
 GENESIS = "0" * 64
-_BUDGET_TOLERANCE = 1e-9
 
 
 class LedgerError(WorkbenchError):
@@ -229,7 +228,7 @@ class Ledger:
         """Add a dataset with its total budget; refuses a name that exists."""
         registration = Registration(budget, neighbouring, privacy_unit)
         with self._write() as db:
-            if _dataset_entries(db, name):
+            if _entries(db, name):
                 raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.")
             if fingerprint:
                 _check_fingerprint(db, name, fingerprint)
@@ -239,7 +238,7 @@ class Ledger:
         """Set a larger total budget; the change itself is recorded."""
         _check_budget(budget)
         with self._write() as db:
-            current = _record(db, name)
+            current = _record(name, _entries(db, name))
             if budget.epsilon < current.budget.epsilon or budget.delta < current.budget.delta:
                 raise LedgerError(
                     f"A budget can only be raised: '{name}' has ε = {current.budget.epsilon:g}, "
@@ -259,14 +258,12 @@ class Ledger:
         A dataset not yet in the ledger is registered with ``new_dataset`` in the same transaction.
         """
         with self._write() as db:
-            if new_dataset is not None and not _dataset_entries(db, name):
-                if fingerprint:
-                    _check_fingerprint(db, name, fingerprint)
-                self._append(db, name, "register", new_dataset.to_json(fingerprint))
-            record = _record(db, name)
             if fingerprint:
                 _check_fingerprint(db, name, fingerprint)
-            cost = _check_affordable(record, _spent_events(db, name), events)
+            if new_dataset is not None and not _entries(db, name):
+                self._append(db, name, "register", new_dataset.to_json(fingerprint))
+            history = _entries(db, name)
+            cost = _check_affordable(_record(name, history), _spent_events(history), events)
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
             if fingerprint:
                 data["fingerprint"] = fingerprint
@@ -277,9 +274,10 @@ class Ledger:
     ) -> Guarantee:
         """Raise BudgetError if ``events`` would overspend the dataset now (``charge`` checks again)."""
         with self._read() as db:
-            if new_dataset is not None and not _dataset_entries(db, name):
-                return _check_affordable(new_dataset.as_record(name), [], events)
-            return _check_affordable(_record(db, name), _spent_events(db, name), events)
+            history = _entries(db, name)
+        if new_dataset is not None and not history:
+            return _check_affordable(new_dataset.as_record(name), [], events)
+        return _check_affordable(_record(name, history), _spent_events(history), events)
 
     # ------------------------------------------------------------------ reading
 
@@ -288,17 +286,16 @@ class Ledger:
             return _entries(db, dataset)
 
     def dataset(self, name: str) -> DatasetRecord:
-        with self._read() as db:
-            return _record(db, name)
+        return _record(name, self.entries(name))
 
     def datasets(self) -> list[DatasetRecord]:
         with self._read() as db:
             names = [row[0] for row in db.execute("SELECT DISTINCT dataset FROM entries ORDER BY dataset")]
-            return [_record(db, name) for name in names]
+            return [_record(name, _entries(db, name)) for name in names]
 
     def has_dataset(self, name: str) -> bool:
         with self._read() as db:
-            return bool(_dataset_entries(db, name))
+            return db.execute("SELECT 1 FROM entries WHERE dataset = ? LIMIT 1", (name,)).fetchone() is not None
 
     def verify(self) -> list[Problem]:
         """Every break in the chain: edited, deleted or reordered entries."""
@@ -345,28 +342,25 @@ def _entries(db: sqlite3.Connection, dataset: str | None) -> list[Entry]:
     return [Entry(*row) for row in rows]
 
 
-def _dataset_entries(db: sqlite3.Connection, name: str) -> list[Entry]:
-    return _entries(db, name)
-
-
-def _spent_events(db: sqlite3.Connection, name: str) -> list[MechanismEvent]:
+def _spent_events(history: list[Entry]) -> list[MechanismEvent]:
+    """The privacy events of every release among a dataset's entries."""
     return [
         MechanismEvent(e["query"], e["mechanism"], e["sensitivity"], e["scale"], e["epsilon"], e["delta"])
-        for entry in _dataset_entries(db, name) if entry.kind == "release"
+        for entry in history if entry.kind == "release"
         for e in entry.data["events"]
     ]
 
 
-def _record(db: sqlite3.Connection, name: str) -> DatasetRecord:
-    entries = _dataset_entries(db, name)
-    if not entries:
+def _record(name: str, history: list[Entry]) -> DatasetRecord:
+    """The state of dataset ``name`` from its entries, oldest first."""
+    if not history:
         raise LedgerError(
             f"The ledger has no dataset called '{name}'. Register it with its total budget first "
             "(for example `dp-workbench release ... --dataset-budget 2`), or check the name."
         )
-    register = entries[0].data
+    register = history[0].data
     budget = register["budget"]
-    for entry in entries:
+    for entry in history:
         if entry.kind == "budget":
             budget = entry.data["budget"]
     return DatasetRecord(
@@ -374,23 +368,21 @@ def _record(db: sqlite3.Connection, name: str) -> DatasetRecord:
         budget=Guarantee(budget["epsilon"], budget["delta"], "total budget"),
         neighbouring=register["neighbouring"],
         privacy_unit=register["privacy_unit"],
-        spent=compose(_spent_events(db, name), delta=budget["delta"]),
-        releases=sum(1 for e in entries if e.kind == "release"),
+        spent=compose(_spent_events(history), delta=budget["delta"]),
+        releases=sum(1 for e in history if e.kind == "release"),
     )
 
 
 def _check_affordable(record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent]) -> Guarantee:
     """The cost of ``events``; BudgetError naming the overspend if the dataset cannot afford it."""
     cost = compose(events)
-    after = compose([*spent, *events], delta=record.budget.delta)
-    over_e = after.epsilon - record.budget.epsilon
-    over_d = after.delta - record.budget.delta
-    if over_e > _BUDGET_TOLERANCE * record.budget.epsilon or over_d > _BUDGET_TOLERANCE * max(record.budget.delta, 1e-300):
+    over = overspend(compose([*spent, *events], delta=record.budget.delta), record.budget.epsilon, record.budget.delta)
+    if over:
         raise BudgetError(
             f"This release would spend ε = {cost.epsilon:g}, δ = {cost.delta:g} on '{record.name}', which has "
             f"ε = {record.remaining_epsilon:g}, δ = {record.remaining_delta:g} left of its total "
             f"ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}: it would overspend by "
-            f"ε {max(over_e, 0):g}, δ {max(over_d, 0):g}. Nothing was released. Spend less, or raise the "
+            f"ε {over[0]:g}, δ {over[1]:g}. Nothing was released. Spend less, or raise the "
             "total with `dp-workbench ledger raise` (that is recorded)."
         )
     return cost

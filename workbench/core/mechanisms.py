@@ -58,15 +58,6 @@ class Noise:
             return discrete_laplace_halfwidth(self.scale, confidence)
         return discrete_gaussian_halfwidth(self.scale, confidence)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "mechanism": self.kind.value,
-            "sensitivity": self.sensitivity,
-            "scale": self.scale,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-        }
-
 
 def calibrate(kind: MechanismKind, sensitivity: float, epsilon: float, delta: float = 0.0) -> Noise:
     """The least noise that makes a query of this sensitivity (epsilon, delta)-DP."""

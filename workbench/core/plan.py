@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.core.accounting import Guarantee, MechanismEvent, compose
+from workbench.core.accounting import Guarantee, MechanismEvent, compose, overspend
 from workbench.core.errors import BudgetError, PlanError, WorkbenchError
 from workbench.core.mechanisms import MechanismKind, Noise, calibrate, check_delta, check_epsilon
 from workbench.core.schema import Schema
@@ -21,7 +21,6 @@ from workbench.core.statistics import Statistic, statistic_from_json
 
 PLAN_FORMAT = "dp-workbench-plan"
 PLAN_VERSION = 1
-_BUDGET_TOLERANCE = 1e-9  # relative; absorbs float rounding when per-statistic ε add up to the total
 
 
 @dataclass(frozen=True)
@@ -145,15 +144,12 @@ class ReleasePlan:
         for planned in self.statistics:
             self._check_statistic(planned)
         spent = self.guarantee()
-        over_epsilon = spent.epsilon - self.total.epsilon
-        over_delta = spent.delta - self.total.delta
-        if over_epsilon > _BUDGET_TOLERANCE * self.total.epsilon or over_delta > _BUDGET_TOLERANCE * max(
-            self.total.delta, 1e-300
-        ):
+        over = overspend(spent, self.total.epsilon, self.total.delta)
+        if over:
             raise BudgetError(
                 f"The statistics spend ε = {spent.epsilon:g}, δ = {spent.delta:g} in total, more than the plan's "
-                f"budget of ε = {self.total.epsilon:g}, δ = {self.total.delta:g} (over by ε {max(over_epsilon, 0):g}, "
-                f"δ {max(over_delta, 0):g}). Lower some statistics' ε or δ, or raise the total."
+                f"budget of ε = {self.total.epsilon:g}, δ = {self.total.delta:g} (over by ε {over[0]:g}, "
+                f"δ {over[1]:g}). Lower some statistics' ε or δ, or raise the total."
             )
 
     def _check_statistic(self, planned: PlannedStatistic) -> None:
@@ -177,16 +173,17 @@ class ReleasePlan:
                 f"{10 ** math.floor(math.log10(0.01 / size)):g}."
             )
 
+    def events(self) -> list[MechanismEvent]:
+        """One privacy event per noisy query of the plan, computed from public inputs only."""
+        return [
+            MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise)
+            for planned in self.statistics
+            for query, noise in zip(planned.statistic.queries(self.schema), planned.noises(self.schema))
+        ]
+
     def guarantee(self) -> Guarantee:
-        """The total privacy cost of the plan, computed from public inputs only."""
-        return compose(
-            (
-                MechanismEvent.from_noise(planned.statistic.label, noise)
-                for planned in self.statistics
-                for noise in planned.noises(self.schema)
-            ),
-            delta=self.total.delta,
-        )
+        """The total privacy cost of the plan, at the plan's total δ."""
+        return compose(self.events(), delta=self.total.delta)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -103,7 +103,8 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     else:
         _check_same_guarantee(ledger, name, plan)
     cost = plan.guarantee()
-    ledger.check_affordable(name, _events(plan), new_dataset)  # refuse before reading any data
+    events = plan.events()
+    ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
 
     calibrated = [
         (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
@@ -121,7 +122,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         software_version=__version__,
     )
-    entry = ledger.charge(name, _events(plan), result.to_json(), plan.to_json(), fingerprint, new_dataset)
+    entry = ledger.charge(name, events, result.to_json(), plan.to_json(), fingerprint, new_dataset)
     after = ledger.dataset(name)
     return replace(
         result,
@@ -145,14 +146,6 @@ def _check_same_guarantee(ledger: Ledger, name: str, plan: ReleasePlan) -> None:
             "different things and cannot share one budget. Use the registered unit and relation, or give this "
             "plan another dataset name if it really is other data."
         )
-
-
-def _events(plan: ReleasePlan) -> list[MechanismEvent]:
-    return [
-        MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise)
-        for planned in plan.statistics
-        for query, noise in zip(planned.statistic.queries(plan.schema), planned.noises(plan.schema))
-    ]
 
 
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
