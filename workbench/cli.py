@@ -217,8 +217,8 @@ def _ledger_show(args: argparse.Namespace) -> int:
         print(f"\n{record.name}: privacy unit {record.privacy_unit}; neighbours differ by {relation}")
         print(
             f"  budget ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}; spent ε = {record.spent.epsilon:g}, "
-            f"δ = {record.spent.delta:g} in {record.releases} release(s); left ε = {record.remaining_epsilon:g}, "
-            f"δ = {record.remaining_delta:g}  ({record.spent.method})"
+            f"δ = {record.spent.delta:g} in {record.releases} release(s); left {record.remaining_in_words}  "
+            f"({record.spent.method})"
         )
         for entry in ledger.entries(record.name):
             data = entry.data

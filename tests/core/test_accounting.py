@@ -1,20 +1,23 @@
-"""Composition: closed forms, consistency with calibration, and dp-accounting's RDP accountant."""
+"""Composition: closed forms, consistency with calibration, dp-accounting's RDP and PLD accountants."""
 
 import math
 
 import dp_accounting
 import pytest
+from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
-from workbench.core.accounting import BASIC, ZCDP, MechanismEvent, compose, zcdp_epsilon
+from workbench.core import privacy_loss
+from workbench.core.accounting import BASIC, PLD, ZCDP, MechanismEvent, compose, zcdp_epsilon
 from workbench.core.mechanisms import MechanismKind, calibrate
 
 
-def laplace(epsilon: float) -> MechanismEvent:
-    return MechanismEvent.from_noise("count", calibrate(MechanismKind.LAPLACE, 1, epsilon))
+def laplace(epsilon: float, sensitivity: int = 1, unit: float = 1.0, scalar: bool = True) -> MechanismEvent:
+    noise = calibrate(MechanismKind.LAPLACE, sensitivity, epsilon)
+    return MechanismEvent.from_noise("count", noise, unit, scalar)
 
 
-def gaussian(epsilon: float, delta: float, sensitivity: float = 1.0) -> MechanismEvent:
-    return MechanismEvent.from_noise("sum", calibrate(MechanismKind.GAUSSIAN, sensitivity, epsilon, delta))
+def gaussian(epsilon: float, delta: float, sensitivity: float = 1.0, scalar: bool = False) -> MechanismEvent:
+    return MechanismEvent.from_noise("sum", calibrate(MechanismKind.GAUSSIAN, sensitivity, epsilon, delta), 1.0, scalar)
 
 
 def test_k_laplace_releases_compose_to_k_epsilon():
@@ -32,9 +35,9 @@ def test_one_gaussian_event_composes_back_to_its_calibrated_epsilon():
     assert total.epsilon == pytest.approx(0.7, rel=1e-6) and total.delta == pytest.approx(1e-6)
 
 
-def test_many_gaussian_events_compose_tighter_than_basic_and_agree_with_rdp():
+def test_many_gaussian_events_by_zcdp_agree_with_rdp():
     events = [gaussian(0.5, 1e-7) for _ in range(20)]
-    total = compose(events, delta=1e-5)
+    total = compose(events, delta=1e-5, tight=False)
     assert total.method == ZCDP and total.delta == 1e-5
     assert total.epsilon < 0.5 * 20 / 2  # less than half of the basic total
 
@@ -45,20 +48,75 @@ def test_many_gaussian_events_compose_tighter_than_basic_and_agree_with_rdp():
     assert total.epsilon == pytest.approx(rdp_epsilon, rel=0.05)
 
 
-def test_mixed_events_use_the_tighter_valid_method():
-    mixed = [laplace(0.1)] * 3 + [gaussian(0.2, 1e-7)] * 10
-    basic_epsilon = 0.3 + 2.0
+def test_the_tightest_of_basic_zcdp_and_pld_is_used():
+    mixed = [laplace(0.1)] * 3 + [gaussian(0.2, 1e-7, scalar=True)] * 10
     total = compose(mixed, delta=1e-6)
-    assert total.epsilon <= basic_epsilon
     rho = 3 * 0.1**2 / 2 + sum(e.rho for e in mixed[3:])
-    assert total.epsilon == pytest.approx(min(basic_epsilon, zcdp_epsilon(rho, 1e-6)))
+    candidates = (0.3 + 2.0, zcdp_epsilon(rho, 1e-6), privacy_loss.composed_epsilon(mixed, 1e-6))
+    assert total.epsilon == pytest.approx(min(candidates))
+    assert total.method == PLD and total.epsilon < 0.9 * zcdp_epsilon(rho, 1e-6)
 
 
 def test_pure_laplace_stays_pure_without_a_delta():
     assert compose([laplace(0.5)] * 3, delta=0.0).delta == 0.0
 
 
+def test_laplace_statistics_under_a_delta_compose_far_below_basic_composition():
+    total = compose([laplace(0.05)] * 200, delta=1e-6)
+    advanced = math.sqrt(2 * 200 * math.log(1e6)) * 0.05 + 200 * 0.05 * math.expm1(0.05)  # Dwork–Rothblum–Vadhan
+    assert total.method == PLD and total.epsilon < advanced < 10.0
+
+
 def test_zcdp_conversion_is_at_most_the_classic_bound():
     for rho in (0.01, 0.1, 1.0):
         classic = rho + 2 * math.sqrt(rho * math.log(1 / 1e-6))
         assert zcdp_epsilon(rho, 1e-6) <= classic
+
+
+@pytest.mark.parametrize("scale, sensitivity", [(10.0, 1), (3.3, 3), (50.0, 7), (0.7, 2)])
+def test_closed_form_discrete_laplace_pld_equals_dp_accounting(scale, sensitivity):
+    ours = privacy_loss.discrete_laplace_pld(scale, sensitivity)
+    theirs = dp_pld.from_discrete_laplace_mechanism(
+        1.0 / scale, sensitivity=sensitivity, value_discretization_interval=privacy_loss.INTERVAL
+    )
+    for delta in (1e-3, 1e-6, 1e-9):
+        assert ours.get_epsilon_for_delta(delta) == pytest.approx(theirs.get_epsilon_for_delta(delta), rel=1e-9)
+
+
+def test_a_sum_on_a_fine_grid_composes_like_the_continuous_laplace():
+    """Sensitivity 2^32 grid steps: dp-accounting cannot enumerate it; the closed form can."""
+    unit = 2.0**-20
+    fine = [laplace(0.1, sensitivity=2**32, unit=unit)] * 30
+    assert fine[0].sensitivity / fine[0].unit == 2**32
+    ours = privacy_loss.composed_epsilon(fine, 1e-6)
+    continuous = dp_pld.from_laplace_mechanism(10.0, value_discretization_interval=privacy_loss.INTERVAL)
+    expected = continuous.self_compose(30).get_epsilon_for_delta(1e-6)
+    assert ours == pytest.approx(expected, rel=0.01)
+    coarse = privacy_loss.composed_epsilon([laplace(0.1)] * 30, 1e-6)  # sensitivity 1: the worst case of ε-DP
+    assert ours < coarse < 3.0
+
+
+def test_scalar_discrete_gaussian_pld_equals_dp_accounting():
+    events = [gaussian(0.5, 1e-7, sensitivity=2.0, scalar=True)] * 5
+    sigma = events[0].scale
+    expected = dp_pld.from_discrete_gaussian_mechanism(
+        sigma, sensitivity=2, value_discretization_interval=privacy_loss.INTERVAL
+    ).self_compose(5).get_epsilon_for_delta(1e-6)
+    assert privacy_loss.composed_epsilon(events, 1e-6) == pytest.approx(expected, rel=1e-9)
+
+
+def test_vector_events_are_accounted_by_their_epsilon_and_delta_only():
+    """A histogram's PLD is bounded by the worst mechanism with its (ε, δ): never below the truth."""
+    histogram = laplace(0.2, sensitivity=2, scalar=False)
+    worst = dp_pld.from_privacy_parameters(
+        dp_accounting.pld.common.DifferentialPrivacyParameters(0.2, 0.0), privacy_loss.INTERVAL
+    )
+    expected = worst.self_compose(10).get_epsilon_for_delta(1e-6)
+    assert privacy_loss.composed_epsilon([histogram] * 10, 1e-6) == pytest.approx(expected)
+
+
+def test_event_json_round_trips_and_old_records_read_cautiously():
+    event = laplace(0.3, sensitivity=8, unit=0.25)
+    assert MechanismEvent.from_json(event.to_json()) == event
+    old = {k: v for k, v in event.to_json().items() if k not in ("unit", "scalar")}
+    assert MechanismEvent.from_json(old).scalar is False

@@ -30,8 +30,10 @@ def test_charges_add_up_and_overspending_is_refused_with_the_amount(ledger):
     ledger.charge("survey", [event(0.4)], {"statistics": []}, {})
     ledger.charge("survey", [event(0.3), event(0.1, 5e-7)], {"statistics": []}, {})
     record = ledger.dataset("survey")
-    assert (record.spent.epsilon, record.spent.delta, record.releases) == (pytest.approx(0.8), 5e-7, 2)
-    with pytest.raises(BudgetError, match=r"ε = 0.2.* left .*overspend by ε 0.1"):
+    # basic composition gives (0.8, 5e-7); PLD accounting a hair less ε at the budget's δ = 1e-6
+    assert (record.spent.epsilon, record.releases) == (pytest.approx(0.8, rel=1e-4), 2)
+    assert record.spent.epsilon <= 0.8 and record.spent.delta <= 1e-6
+    with pytest.raises(BudgetError, match=r"ε = 0.2.* left .*overspend by ε 0.(1|0999)"):
         ledger.charge("survey", [event(0.3)], {"statistics": []}, {})
     assert ledger.dataset("survey").releases == 2  # the refused release left no trace
 
@@ -114,7 +116,7 @@ def test_two_processes_cannot_double_spend(ledger):
         worker.join(timeout=120)
     outcomes = sorted(results.get(timeout=5) for _ in workers)
     assert outcomes == ["charged"] * 3 + ["refused"] * 5
-    assert ledger.dataset("survey").spent.epsilon == pytest.approx(0.9)
+    assert ledger.dataset("survey").spent.epsilon == pytest.approx(0.9, rel=1e-4)
     assert ledger.verify() == []
 
 
@@ -144,8 +146,8 @@ def test_a_full_disk_gives_a_clear_error_and_records_nothing(ledger, monkeypatch
     assert ledger.dataset("survey").releases == 0 and ledger.verify() == []
 
 
-def test_gaussian_releases_are_composed_by_zcdp_when_that_is_tighter(tmp_path):
-    from workbench.core.accounting import ZCDP
+def test_gaussian_releases_are_composed_tighter_than_basic_composition(tmp_path):
+    from workbench.core.accounting import BASIC
     from workbench.core.mechanisms import MechanismKind, calibrate
 
     ledger = Ledger(tmp_path / "g.sqlite")
@@ -154,4 +156,6 @@ def test_gaussian_releases_are_composed_by_zcdp_when_that_is_tighter(tmp_path):
     for _ in range(10):  # basic composition would stop at 6 releases (ε = 3)
         ledger.charge("panel", [release_event], {"statistics": []}, {})
     spent = ledger.dataset("panel").spent
-    assert spent.method == ZCDP and spent.epsilon < 3.0 and spent.delta == 1e-5
+    assert spent.method != BASIC and spent.epsilon < 3.0 and spent.delta == 1e-5
+    stored = ledger.entries("panel")[-1].data["events"][0]
+    assert MechanismEvent.from_json(stored) == release_event

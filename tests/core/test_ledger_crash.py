@@ -67,7 +67,7 @@ def test_sigkill_at_random_moments_loses_no_charge_and_shows_nothing_uncharged(t
         child = context.Process(target=_release_forever, args=(str(data), str(ledger_path), str(out), ready))
         child.start()
         assert ready.wait(timeout=60)
-        time.sleep(timing.uniform(0.0, 0.25))
+        time.sleep(timing.uniform(0.0, 0.4))
         os.kill(child.pid, signal.SIGKILL)
         child.join()
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from workbench.core.accounting import Guarantee, MechanismEvent, compose, overspend
+from workbench.core.accounting import BASIC, Guarantee, MechanismEvent, compose, overspend
 from workbench.core.errors import BudgetError, WorkbenchError
 
 LEDGER_VERSION = 1
@@ -75,6 +75,13 @@ class DatasetRecord:
     @property
     def remaining_delta(self) -> float:
         return max(0.0, self.budget.delta - self.spent.delta)
+
+    @property
+    def remaining_in_words(self) -> str:
+        """What is left, stated so that it cannot be misread when an accountant spent δ as a whole."""
+        if self.spent.method == BASIC or self.budget.delta == 0:
+            return f"ε = {self.remaining_epsilon:g}, δ = {self.remaining_delta:g}"
+        return f"ε = {self.remaining_epsilon:g} at the total δ = {self.budget.delta:g}"
 
 
 @dataclass(frozen=True)
@@ -345,7 +352,7 @@ def _entries(db: sqlite3.Connection, dataset: str | None) -> list[Entry]:
 def _spent_events(history: list[Entry]) -> list[MechanismEvent]:
     """The privacy events of every release among a dataset's entries."""
     return [
-        MechanismEvent(e["query"], e["mechanism"], e["sensitivity"], e["scale"], e["epsilon"], e["delta"])
+        MechanismEvent.from_json(e)
         for entry in history if entry.kind == "release"
         for e in entry.data["events"]
     ]
@@ -380,7 +387,7 @@ def _check_affordable(record: DatasetRecord, spent: list[MechanismEvent], events
     if over:
         raise BudgetError(
             f"This release would spend ε = {cost.epsilon:g}, δ = {cost.delta:g} on '{record.name}', which has "
-            f"ε = {record.remaining_epsilon:g}, δ = {record.remaining_delta:g} left of its total "
+            f"{record.remaining_in_words} left of its total "
             f"ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}: it would overspend by "
             f"ε {over[0]:g}, δ {over[1]:g}. Nothing was released. Spend less, or raise the "
             "total with `dp-workbench ledger raise` (that is recorded)."

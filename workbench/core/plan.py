@@ -176,7 +176,7 @@ class ReleasePlan:
     def events(self) -> list[MechanismEvent]:
         """One privacy event per noisy query of the plan, computed from public inputs only."""
         return [
-            MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise)
+            MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise, query.unit, query.scalar)
             for planned in self.statistics
             for query, noise in zip(planned.statistic.queries(self.schema), planned.noises(self.schema))
         ]

@@ -162,6 +162,6 @@ def _release_one(planned: PlannedStatistic, queries, noises, data, plan: Release
         epsilon=sum(n.epsilon for n in noises),
         delta=sum(n.delta for n in noises),
         method=statistic.method(plan.schema),
-        noise=tuple(MechanismEvent.from_noise(q.name, n, q.unit) for q, n in zip(queries, noises)),
+        noise=tuple(MechanismEvent.from_noise(q.name, n, q.unit, q.scalar) for q, n in zip(queries, noises)),
         cells=cells,
     )

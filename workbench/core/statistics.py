@@ -38,6 +38,7 @@ class Query:
     sensitivity: Sensitivity
     unit: float  # what one integer step is worth in the statistic's own units
     share: float  # share of the statistic's ε and δ spent on this query
+    scalar: bool = True  # one number (else a vector: histogram bins, or one value per group)
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,7 @@ class Histogram(ColumnStatistic):
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         _categorical(schema, self.column, "histogram")
-        return (Query("bins", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0),)
+        return (Query("bins", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0, scalar=False),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         spec = _categorical(data.schema, self.column, "histogram")
