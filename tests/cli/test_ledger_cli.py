@@ -45,7 +45,7 @@ def test_show_verify_export_and_raise(sample_path, sample_plan_path, tmp_path, c
 
     assert main(["ledger", "show"]) == 0
     shown = capsys.readouterr().out
-    assert "spent ε = 0.999368, δ = 1e-06 in 1 release(s); left ε = 1.50063 at the total δ = 1e-06" in shown and "histogram of region" in shown
+    assert "spent ε = 1, δ = 2e-07 in 1 release(s); left ε = 1.5, δ = 8e-07" in shown and "histogram of region" in shown
 
     assert main(["ledger", "raise", NAME, "--epsilon", "4", "--reason", "second wave"]) == 0
     assert main(["ledger", "verify"]) == 0

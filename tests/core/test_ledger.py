@@ -157,5 +157,6 @@ def test_gaussian_releases_are_composed_tighter_than_basic_composition(tmp_path)
         ledger.charge("panel", [release_event], {"statistics": []}, {})
     spent = ledger.dataset("panel").spent
     assert spent.method != BASIC and spent.epsilon < 3.0 and spent.delta == 1e-5
+    assert ledger.dataset("panel").remaining_in_words.endswith("at the total δ = 1e-05")  # δ is not subtracted
     stored = ledger.entries("panel")[-1].data["events"][0]
     assert MechanismEvent.from_json(stored) == release_event

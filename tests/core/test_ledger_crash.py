@@ -44,12 +44,12 @@ def _plan() -> ReleasePlan:
 
 def _release_forever(data: str, ledger_path: str, out: str, ready) -> None:
     table, plan, ledger = load_table(data), _plan(), Ledger(ledger_path)
-    ready.set()
     n = 0
     while True:
         result = release(table, plan, ledger, dataset_budget=Guarantee(100.0, 1e-6, "total budget"))
         n += 1
         write_results(result, Path(out) / f"{os.getpid()}-{n}")
+        ready.set()  # one release done: the kill below lands at a random moment of later ones
 
 
 def test_sigkill_at_random_moments_loses_no_charge_and_shows_nothing_uncharged(tmp_path):
@@ -67,7 +67,7 @@ def test_sigkill_at_random_moments_loses_no_charge_and_shows_nothing_uncharged(t
         child = context.Process(target=_release_forever, args=(str(data), str(ledger_path), str(out), ready))
         child.start()
         assert ready.wait(timeout=60)
-        time.sleep(timing.uniform(0.0, 0.4))
+        time.sleep(timing.uniform(0.0, 0.2))
         os.kill(child.pid, signal.SIGKILL)
         child.join()
 
@@ -78,7 +78,7 @@ def test_sigkill_at_random_moments_loses_no_charge_and_shows_nothing_uncharged(t
 
     entries = {e.seq: e for e in Ledger(ledger_path).entries() if e.kind == "release"}
     shown = list(out.glob("*/results.json"))
-    assert len(shown) >= KILLS  # the loop really released between kills
+    assert len(shown) >= KILLS  # every child released before it was killed
     for path in shown:
         result = json.loads(path.read_text())
         entry = entries[result["ledger"]["entry"]]

@@ -78,3 +78,22 @@ def test_statistic_on_a_column_of_the_wrong_kind_is_refused(sample_plan_path):
         {"type": "mean", "column": "region", "mechanism": "laplace", "epsilon": 0.0001}))
     with pytest.raises(SchemaError, match=r"mean of 'region' needs a numeric column"):
         plan.validate()
+
+
+def test_statistics_by_group_round_trip_and_share_one_epsilon(sample_plan_path):
+    data = json.loads(sample_plan_path.read_text())
+    data["statistics"] = [
+        {"type": "mean", "column": "annual_income", "by": "region", "mechanism": "laplace", "epsilon": 0.4, "delta": 0.0},
+        {"type": "histogram", "column": "education", "by": "sex", "mechanism": "laplace", "epsilon": 0.4, "delta": 0.0},
+    ]
+    plan = ReleasePlan.from_json(data)
+    assert ReleasePlan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
+    assert [p.statistic.label for p in plan.statistics] == ["mean of annual_income by region", "histogram of education by sex"]
+    assert plan.guarantee().epsilon == pytest.approx(0.8, rel=1e-4)  # eight regions, one ε: parallel composition
+
+
+def test_grouping_by_a_column_that_is_not_categorical_is_refused(sample_plan_path):
+    data = json.loads(sample_plan_path.read_text())
+    data["statistics"] = [{"type": "count", "by": "age", "mechanism": "laplace", "epsilon": 0.1, "delta": 0.0}]
+    with pytest.raises(SchemaError, match="A count by group of 'age' needs a categorical column"):
+        ReleasePlan.from_json(data).validate()

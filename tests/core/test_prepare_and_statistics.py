@@ -123,3 +123,45 @@ def test_count_under_substitute_with_one_row_per_person_is_the_public_size():
     assert Count().queries(s) == ()
     (cell,) = Count().estimate([], [], s, 0.95)
     assert cell.value == 1234 and cell.error == 0
+
+
+def test_statistics_by_group_equal_pandas_groupby_on_complete_cases():
+    t = table(
+        x=[1.0, 2.0, None, 4.0, 50.0, 6.0, 7.0],
+        g=["a", "b", "a", None, "a", "zz", "b"],
+        c=["u", "v", "u", "u", "v", "v", None],
+    )
+    s = Schema((
+        NumericColumn("x", lower=0, upper=10, missing=MissingPolicy(MissingAction.DROP)),
+        CategoricalColumn("g", categories=("a", "b", "c"), missing=MissingPolicy(MissingAction.DROP)),
+        CategoricalColumn("c", categories=("u", "v"), missing=MissingPolicy(MissingAction.DROP)),
+    ))
+    data = prepare(t, s)
+    assert Count(by="g").groups(s) == ("a", "b", "c", OTHER_BIN)
+    assert Count(by="g").exact(data) == ([3, 2, 0, 1],)  # 'zz' lands in (other), the missing one nowhere
+    grid = SumGrid(0.0, 10.0)
+    (sums,) = Sum("x", by="g").exact(data)
+    assert [s_ * grid.unit for s_ in sums] == [11.0, 9.0, 0.0, 6.0]  # 50 clamped to 10; missing x left out
+    centred, counts = Mean("x", by="g").exact(data)
+    assert counts == [2, 2, 0, 1]
+    centre = (grid.lo + grid.hi) // 2
+    assert [v * grid.unit for v in centred] == [11.0 - 2 * centre * grid.unit, 9.0 - 2 * centre * grid.unit, 0.0, 1.0]
+    (cells,) = Histogram("c", by="g").exact(data)
+    # groups a, b, c, (other) x bins u, v, (other); rows missing c or g are left out
+    assert cells == [2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0]
+
+
+def test_cross_tabulation_labels_every_group_and_bin():
+    s = Schema((CategoricalColumn("g", categories=("a", "b")), CategoricalColumn("c", categories=("u",))))
+    from workbench.core.mechanisms import MechanismKind, calibrate
+
+    noise = calibrate(MechanismKind.LAPLACE, 1, 1.0)
+    cells = Histogram("c", by="g").estimate([[5, 0, 1, 2, 3, 4, 0, 0, 7]], [noise], s, 0.95)
+    assert [c.label for c in cells][:3] == ["a / u", "a / (other)", "b / u"]
+    assert len(cells) == 6 and [c.value for c in cells] == [5, 0, 1, 2, 3, 4]
+
+
+def test_grouping_by_a_numeric_column_is_refused_with_a_clear_message():
+    s = Schema((NumericColumn("x", lower=0, upper=10), NumericColumn("y", lower=0, upper=1)))
+    with pytest.raises(SchemaError, match=r"A sum by group of 'y' needs a categorical column"):
+        Sum("x", by="y").queries(s)

@@ -105,6 +105,14 @@ TABLE = [
     (Histogram("c"), ADD, 5, MissingAction.IMPUTE, (0, 100), {"bins": 5}),
     (Histogram("c"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"bins": 2}),
     (Histogram("c"), SUB, 5, MissingAction.IMPUTE, (0, 100), {"bins": 10}),
+    # by group (parallel composition): one vector over all groups; substitute can move a person across groups
+    (Count(by="c"), ADD, 3, MissingAction.IMPUTE, (0, 100), {"count": 3}),
+    (Count(by="c"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"count": 2}),  # never the public size
+    (Sum("x", by="c"), ADD, 2, MissingAction.IMPUTE, (-50, 20), {"sum": 100}),
+    (Sum("x", by="c"), SUB, 1, MissingAction.IMPUTE, (10, 100), {"sum": 200}),
+    (Mean("x", by="c"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 50, "count": 1}),
+    (Mean("x", by="c"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 100, "count": 2}),
+    (Histogram("c", by="c"), SUB, 2, MissingAction.IMPUTE, (0, 100), {"bins": 4}),
 ]
 
 
@@ -129,3 +137,34 @@ def test_gaussian_noise_is_calibrated_to_l2_and_laplace_to_l1():
     (gauss,) = PlannedStatistic(Histogram("c"), MechanismKind.GAUSSIAN, Budget(1.0, 1e-6)).noises(s)
     assert laplace.sensitivity == 6 and laplace.scale == pytest.approx(6.0)
     assert gauss.sensitivity == pytest.approx(3 * math.sqrt(2))
+
+
+def brute_force_grouped(lo: int, hi: int, k: int, a_min: int, groups: int, neighbouring: Neighbouring):
+    """Largest change (L1, L2) of the vector of per-group sums when one person's rows change."""
+    def people(rows):
+        found = set()
+        for values in itertools.product((lo, hi), repeat=rows):
+            for where in itertools.product(range(groups), repeat=rows):
+                vector = [0] * groups
+                for value, group in zip(values, where):
+                    vector[group] += value
+                found.add(tuple(vector))
+        return found
+
+    if neighbouring is ADD:
+        candidates = [v for a in range(1, k + 1) for v in people(a)]
+    else:
+        persons = [v for a in range(a_min, k + 1) for v in people(a)]
+        candidates = [tuple(x - y for x, y in zip(p, q)) for p in persons for q in persons]
+    return max(sum(map(abs, c)) for c in candidates), max(math.hypot(*c) for c in candidates)
+
+
+@pytest.mark.parametrize("neighbouring", [ADD, SUB])
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("a_min", [0, 1])
+@pytest.mark.parametrize("lo,hi", [(1, 1), (0, 10), (3, 10), (-4, 10), (-10, -2), (-1, 3)])
+def test_grouped_sum_matches_brute_force(lo, hi, k, a_min, neighbouring):
+    l1, l2 = brute_force_grouped(lo, hi, k, a_min, groups=3, neighbouring=neighbouring)
+    stated = sensitivity.grouped_sum(lo, hi, k, a_min, neighbouring)
+    assert stated.l1 == l1
+    assert stated.l2 == pytest.approx(l2, rel=1e-12) and stated.l2 >= l2

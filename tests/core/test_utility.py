@@ -59,14 +59,12 @@ def schema(neighbouring: Neighbouring, k: int) -> Schema:
 
 def truth(statistic, exact, s: Schema) -> np.ndarray:
     grid = SumGrid(0.0, 100.0)
-    if isinstance(statistic, Count):
-        return np.array([exact[0][0]], dtype=float)
     if isinstance(statistic, Sum):
-        return np.array([exact[0][0] * grid.unit])
+        return np.array(exact[0], dtype=float) * grid.unit
     if isinstance(statistic, Mean):
-        count = exact[1][0] if len(exact) > 1 else s.public_size
-        return np.array([((grid.lo + grid.hi) // 2 + exact[0][0] / count) * grid.unit])
-    return np.array(exact[0], dtype=float)
+        count = np.array(exact[1], dtype=float) if len(exact) > 1 else s.public_size
+        return ((grid.lo + grid.hi) // 2 + np.array(exact[0], dtype=float) / count) * grid.unit
+    return np.array(exact[0], dtype=float)  # counts and histograms, one value per group or bin
 
 
 CASES = [
@@ -79,6 +77,10 @@ CASES = [
     (Mean("x"), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 3, 0.5),
     (Histogram("c"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE, 1, 0.2),
     (Histogram("c"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 2, 0.5),
+    (Count(by="c"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE, 1, 0.3),
+    (Sum("x", by="c"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 2, 0.5),
+    (Mean("x", by="c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 1.0),
+    (Histogram("c", by="c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 0.5),
 ]
 
 

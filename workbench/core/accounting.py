@@ -114,6 +114,7 @@ def overspend(spent: Guarantee, epsilon: float, delta: float) -> tuple[float, fl
 BASIC = "basic composition (the ε and δ of all statistics add up)"
 ZCDP = "zero-concentrated DP composition (Bun & Steinke 2016), converted to (ε, δ) by OpenDP"
 PLD = "privacy loss distribution accounting (dp-accounting PLD, pessimistic)"
+PREFER_BASIC_WITHIN = 1e-3  # relative ε a tighter accountant must save to be worth its larger δ
 
 
 def compose(events: Iterable[MechanismEvent], delta: float | None = None, tight: bool = True) -> Guarantee:
@@ -135,7 +136,10 @@ def compose(events: Iterable[MechanismEvent], delta: float | None = None, tight:
         candidates.append(Guarantee(privacy_loss.composed_epsilon(events, target), target, PLD))
     if not candidates:
         return basic  # no accountant reaches the target δ; the caller sees δ above it
-    return min(candidates, key=lambda g: g.epsilon)
+    best = min(candidates, key=lambda g: g.epsilon)
+    if candidates[0] is basic and basic.epsilon <= best.epsilon * (1 + PREFER_BASIC_WITHIN):
+        return basic  # as good, with a smaller δ and a one-line proof
+    return best
 
 
 @lru_cache(maxsize=4096)

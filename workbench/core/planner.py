@@ -22,8 +22,15 @@ _SEARCH_STEPS = 16  # ε to 2e-4 relative, below the 3-digit rounding that follo
 
 
 def expected_error(planned: PlannedStatistic, schema: Schema, size_estimate: float | None, confidence: float) -> float:
-    """Half-width of the noise interval of ``planned`` at ``confidence`` (per cell)."""
-    return planned.statistic.error_bound(planned.noises(schema), schema, size_estimate, confidence)
+    """Half-width of the noise interval of ``planned`` at ``confidence`` (per cell).
+
+    For a statistic by group whose error depends on the size (a mean), the size is that
+    of a group of average size: the estimate divided by the number of groups.
+    """
+    statistic = planned.statistic
+    if size_estimate and statistic.by:
+        size_estimate = size_estimate / len(statistic.groups(schema))
+    return statistic.error_bound(planned.noises(schema), schema, size_estimate, confidence)
 
 
 def epsilon_for_error(

@@ -47,6 +47,12 @@ class PreparedData:
         values = self.frame[column]
         return values[values.notna()].to_numpy(dtype=object)
 
+    def complete(self, columns: tuple[str, ...]) -> pd.DataFrame:
+        """The rows where all of ``columns`` are present (complete cases for one statistic)."""
+        if not columns:
+            return self.frame
+        return self.frame.loc[self.frame[list(columns)].notna().all(axis=1).to_numpy(), list(columns)]
+
     @property
     def rows(self) -> int:
         """Rows after the privacy unit is applied. Private: a count must be released with noise."""

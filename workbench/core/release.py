@@ -31,6 +31,7 @@ class ReleasedStatistic:
     label: str
     type: str
     column: str | None
+    by: str | None
     mechanism: str
     epsilon: float
     delta: float
@@ -43,6 +44,7 @@ class ReleasedStatistic:
             "label": self.label,
             "type": self.type,
             "column": self.column,
+            "by": self.by,
             "mechanism": self.mechanism,
             "epsilon": self.epsilon,
             "delta": self.delta,
@@ -157,7 +159,8 @@ def _release_one(planned: PlannedStatistic, queries, noises, data, plan: Release
     return ReleasedStatistic(
         label=statistic.label,
         type=statistic.type_name,
-        column=statistic.column_names[0] if statistic.column_names else None,
+        column=getattr(statistic, "column", None),
+        by=statistic.by,
         mechanism=planned.mechanism.value,
         epsilon=sum(n.epsilon for n in noises),
         delta=sum(n.delta for n in noises),

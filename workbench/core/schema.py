@@ -277,10 +277,14 @@ class Schema:
         return self.unit.max_rows_per_person
 
     def min_rows_per_person(self, columns: tuple[str, ...]) -> int:
-        """Fewest rows a person can have in a statistic on ``columns``: 0 if a missing value drops rows."""
+        """Fewest rows a person can have in a statistic on ``columns``: 0 if a row can be left out
+        (a missing value that is dropped, or a category outside the list that is dropped)."""
         for name in columns:
-            missing = getattr(self.column(name), "missing", None)
+            spec = self.column(name)
+            missing = getattr(spec, "missing", None)
             if missing is not None and missing.action is MissingAction.DROP:
+                return 0
+            if isinstance(spec, CategoricalColumn) and spec.outside is OutsideCategories.DROP:
                 return 0
         return 1
 

@@ -40,12 +40,23 @@ def bounded_sum(lo: int, hi: int, k: int, a_min: int, neighbouring: Neighbouring
     return Sensitivity(l1=delta, l2=delta)
 
 
-def histogram(k: int, neighbouring: Neighbouring) -> Sensitivity:
-    """Counts in disjoint bins, each row adding 1 to at most one bin.
+def grouped_sum(lo: int, hi: int, k: int, a_min: int, neighbouring: Neighbouring) -> Sensitivity:
+    """One sum per group (or bin), each row in exactly one group: the vector of all groups.
 
-    Add/remove: up to k rows, possibly in one bin: L1 = L2 = k.
-    Substitute: up to k rows leave and up to k arrive: L1 = 2k, L2 = sqrt(2) k.
+    This is parallel composition made exact: a person's rows can fall in different
+    groups, and the sensitivity of the whole vector counts that. With M = max(|lo|, |hi|):
+    add/remove moves the vector by at most k M in L1 (so in L2), as for one sum;
+    substitute can take k rows out of one group and put k into another: L1 = 2 k M and
+    L2 = max(sqrt(2) k M, the one-sum change), the latter when both are in one group.
     """
+    whole = bounded_sum(lo, hi, k, a_min, neighbouring)
     if neighbouring is Neighbouring.ADD_REMOVE:
-        return Sensitivity(l1=k, l2=k)
-    return Sensitivity(l1=2 * k, l2=math.nextafter(math.sqrt(2) * k, math.inf))  # rounded up
+        return whole
+    most = k * max(abs(lo), abs(hi))
+    l2 = max(whole.l2, math.nextafter(math.sqrt(2) * most, math.inf))  # rounded up
+    return Sensitivity(l1=max(whole.l1, 2 * most), l2=l2)
+
+
+def histogram(k: int, neighbouring: Neighbouring) -> Sensitivity:
+    """Counts in disjoint bins: a grouped count (add/remove: L1 = L2 = k; substitute: 2k, sqrt(2) k)."""
+    return grouped_sum(1, 1, k, 1, neighbouring)

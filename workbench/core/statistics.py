@@ -7,6 +7,11 @@ noisy answers into released values with a 95% error bound. It never draws noise 
 Sums are computed exactly on integers: each clamped value is scaled onto a power-of-two
 grid (``SumGrid``) and rounded, so one person moves the integer sum by at most the
 stated sensitivity, with no floating-point slack (DESIGN rule 4).
+
+Any statistic can be computed ``by`` a categorical column: one value per public category
+of that column (and '(other)' if kept). All groups are one query whose sensitivity counts
+every group a person can touch (``sensitivity.grouped_sum``): parallel composition, so
+the groups share one ε instead of each spending it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from workbench.core.accuracy import split_confidence
 from workbench.core.errors import PlanError, SchemaError
 from workbench.core.mechanisms import Noise
 from workbench.core.prepare import PreparedData
-from workbench.core.schema import CategoricalColumn, NumericColumn, Schema
+from workbench.core.schema import CategoricalColumn, NumericColumn, OutsideCategories, Schema
 from workbench.core.sensitivity import Sensitivity
 
 GRID_BITS = 32  # a bound's magnitude spans 2^32 grid steps: steps below 1e-9 of the bound
@@ -84,6 +89,7 @@ class Statistic:
     """A released statistic: its queries, their exact answers, and the released cells."""
 
     type_name: ClassVar[str] = ""
+    by: str | None = None  # a categorical column: one value per group
 
     @property
     def label(self) -> str:
@@ -91,7 +97,14 @@ class Statistic:
 
     @property
     def column_names(self) -> tuple[str, ...]:
-        return ()
+        """Every column the statistic reads (a row missing one of them is left out)."""
+        return (self.by,) if self.by else ()
+
+    def groups(self, schema: Schema) -> tuple[str, ...]:
+        """The groups of a statistic ``by`` a column: that column's bins; else one unnamed group."""
+        if not self.by:
+            return ("",)
+        return _categorical(schema, self.by, f"{self.type_name} by group", grouping=True).bins
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         raise NotImplementedError
@@ -122,7 +135,10 @@ class Statistic:
         raise NotImplementedError
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type_name}
+        return {"type": self.type_name, **({"by": self.by} if self.by else {})}
+
+    def _by_words(self) -> str:
+        return f" by {self.by}" if self.by else ""
 
 
 @dataclass(frozen=True)
@@ -130,14 +146,15 @@ class ColumnStatistic(Statistic):
     """A statistic of one column: ``Mean("income")`` is labelled "mean of income"."""
 
     column: str
+    by: str | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.type_name} of {self.column}"
+        return f"{self.type_name} of {self.column}{self._by_words()}"
 
     @property
     def column_names(self) -> tuple[str, ...]:
-        return (self.column,)
+        return (self.column, *super().column_names)
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "column": self.column}
@@ -153,14 +170,41 @@ def _numeric(schema: Schema, column: str, statistic: str) -> NumericColumn:
     return spec
 
 
-def _categorical(schema: Schema, column: str, statistic: str) -> CategoricalColumn:
+def _categorical(schema: Schema, column: str, statistic: str, grouping: bool = False) -> CategoricalColumn:
     spec = schema.column(column)
     if not isinstance(spec, CategoricalColumn):
+        what = f"A {statistic} of '{column}'" if grouping else f"The {statistic} of '{column}'"
         raise SchemaError(
-            f"The {statistic} of '{column}' needs a categorical column with public categories, but "
-            f"'{column}' is described as {spec.kind}. Describe it as categorical, or choose another statistic."
+            f"{what} needs a categorical column with public categories, but '{column}' is described as "
+            f"{spec.kind}. Describe it as categorical, or choose another {'grouping' if grouping else 'statistic'}."
         )
     return spec
+
+
+def bin_codes(spec: CategoricalColumn, values: np.ndarray) -> np.ndarray:
+    """The index of each value's bin in ``spec.bins``; -1 for a value left out (outside the list)."""
+    codes = pd.Index(spec.categories).get_indexer(values)
+    if spec.outside is OutsideCategories.OTHER:
+        return np.where(codes < 0, len(spec.categories), codes)
+    return codes
+
+
+def _group_codes(statistic: Statistic, data: PreparedData) -> np.ndarray:
+    """Group index of every complete row of ``statistic`` (all 0 without ``by``; -1: left out)."""
+    rows = data.complete(statistic.column_names)
+    if not statistic.by:
+        return np.zeros(len(rows), dtype=np.int64)
+    spec = _categorical(data.schema, statistic.by, f"{statistic.type_name} by group", grouping=True)
+    return bin_codes(spec, rows[statistic.by].to_numpy(dtype=object))
+
+
+def _sums_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[int]:
+    """Exact integer sums of ``values`` per group code (codes -1 are left out)."""
+    return [exact_sum(values[codes == g]) for g in range(groups)]
+
+
+def _group_cells(groups: Sequence[str], values: Sequence[float | None], errors: Sequence[float | None]) -> tuple[Cell, ...]:
+    return tuple(Cell(g, v, e) for g, v, e in zip(groups, values, errors))
 
 
 def _grid(spec: NumericColumn) -> SumGrid:
@@ -168,9 +212,10 @@ def _grid(spec: NumericColumn) -> SumGrid:
     return SumGrid(float(spec.lower), float(spec.upper))
 
 
-def _count_sensitivity(schema: Schema, columns: tuple[str, ...]) -> Sensitivity:
-    """Rows counted over the rows where ``columns`` are present."""
-    return sensitivity.bounded_sum(1, 1, schema.k, schema.min_rows_per_person(columns), schema.neighbouring)
+def _count_sensitivity(schema: Schema, columns: tuple[str, ...], grouped: bool = False) -> Sensitivity:
+    """Rows counted over the rows where ``columns`` are present (in every group, if ``grouped``)."""
+    bound = sensitivity.grouped_sum if grouped else sensitivity.bounded_sum
+    return bound(1, 1, schema.k, schema.min_rows_per_person(columns), schema.neighbouring)
 
 
 def count_is_public(schema: Schema, columns: tuple[str, ...] = ()) -> bool:
@@ -180,32 +225,40 @@ def count_is_public(schema: Schema, columns: tuple[str, ...] = ()) -> bool:
 
 @dataclass(frozen=True)
 class Count(Statistic):
-    """The number of rows that remain after preparation."""
+    """The number of rows that remain after preparation (in each group, with ``by``)."""
 
+    by: str | None = None
     type_name: ClassVar[str] = "count"
 
     @property
     def label(self) -> str:
-        return "count of rows"
+        return f"count of rows{self._by_words()}"
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
-        if count_is_public(schema):
+        if not self.by and count_is_public(schema):
             return ()
-        return (Query("count", _count_sensitivity(schema, ()), 1.0, 1.0),)
+        self.groups(schema)  # checks the grouping column
+        grouped = self.by is not None
+        return (Query("count", _count_sensitivity(schema, self.column_names, grouped), 1.0, 1.0, not grouped),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
-        if count_is_public(data.schema):
-            return ()
-        return ([data.rows],)
+        if not self.by:
+            return () if count_is_public(data.schema) else ([data.rows],)
+        codes = _group_codes(self, data)
+        groups = len(self.groups(data.schema))
+        return ([int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]],)
 
     def estimate(self, noisy, noises, schema, confidence):
         if not noises:
             return (Cell("", float(schema.public_size), 0.0, "the public size you entered; no noise needed"),)
-        return (Cell("", float(noisy[0][0]), self.error_bound(noises, schema, None, confidence)),)
+        error = self.error_bound(noises, schema, None, confidence)
+        return _group_cells(self.groups(schema), [float(v) for v in noisy[0]], [error] * len(noisy[0]))
 
     def method(self, schema: Schema) -> str:
-        if count_is_public(schema):
+        if not self.queries(schema):
             return "Under 'substitute one person' with one row per person the count is the public size."
+        if self.by:
+            return f"Number of rows in each category of {self.by}, plus integer noise in every group."
         return "Number of rows, plus integer noise."
 
 
@@ -217,22 +270,27 @@ class Sum(ColumnStatistic):
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = _grid(_numeric(schema, self.column, "sum"))
+        self.groups(schema)  # checks the grouping column
         a_min = schema.min_rows_per_person(self.column_names)
-        delta = sensitivity.bounded_sum(grid.lo, grid.hi, schema.k, a_min, schema.neighbouring)
-        return (Query("sum", delta, grid.unit, 1.0),)
+        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
+        delta = bound(grid.lo, grid.hi, schema.k, a_min, schema.neighbouring)
+        return (Query("sum", delta, grid.unit, 1.0, not self.by),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         grid = _grid(_numeric(data.schema, self.column, "sum"))
-        return ([exact_sum(grid.to_integers(data.numeric(self.column)))],)
+        values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
+        return (_sums_by_group(values, _group_codes(self, data), len(self.groups(data.schema))),)
 
     def estimate(self, noisy, noises, schema, confidence):
         unit = self.queries(schema)[0].unit
-        return (Cell("", noisy[0][0] * unit, self.error_bound(noises, schema, None, confidence)),)
+        error = self.error_bound(noises, schema, None, confidence)
+        return _group_cells(self.groups(schema), [v * unit for v in noisy[0]], [error] * len(noisy[0]))
 
     def method(self, schema: Schema) -> str:
         unit = self.queries(schema)[0].unit
+        where = f" in each category of {self.by}" if self.by else ""
         return (
-            f"Values clamped to the bounds, scaled to integer multiples of {unit:.3g} and summed exactly, "
+            f"Values clamped to the bounds, scaled to integer multiples of {unit:.3g} and summed exactly{where}, "
             "plus integer noise on that grid."
         )
 
@@ -246,38 +304,46 @@ class Mean(ColumnStatistic):
     def _centre(self, grid: SumGrid) -> int:
         return (grid.lo + grid.hi) // 2
 
+    def _public_count(self, schema: Schema) -> bool:
+        return not self.by and count_is_public(schema, self.column_names)
+
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = _grid(_numeric(schema, self.column, "mean"))
+        self.groups(schema)  # checks the grouping column
         centre = self._centre(grid)
         a_min = schema.min_rows_per_person(self.column_names)
-        centred = sensitivity.bounded_sum(grid.lo - centre, grid.hi - centre, schema.k, a_min, schema.neighbouring)
-        if count_is_public(schema, self.column_names):
+        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
+        centred = bound(grid.lo - centre, grid.hi - centre, schema.k, a_min, schema.neighbouring)
+        if self._public_count(schema):
             return (Query("centred sum", centred, grid.unit, 1.0),)
-        count = Query("count", _count_sensitivity(schema, self.column_names), 1.0, 0.5)
-        return (Query("centred sum", centred, grid.unit, 0.5), count)
+        count = Query("count", _count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, 0.5, not self.by)
+        return (Query("centred sum", centred, grid.unit, 0.5, not self.by), count)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         grid = _grid(_numeric(data.schema, self.column, "mean"))
-        values = grid.to_integers(data.numeric(self.column))
-        centred = exact_sum(values - self._centre(grid))
-        if count_is_public(data.schema, self.column_names):
-            return ([centred],)
-        return ([centred], [len(values)])
+        values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
+        codes, groups = _group_codes(self, data), len(self.groups(data.schema))
+        centred = _sums_by_group(values - self._centre(grid), codes, groups)
+        if self._public_count(data.schema):
+            return (centred,)
+        return (centred, [int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]])
 
     def estimate(self, noisy, noises, schema, confidence):
         grid = _grid(_numeric(schema, self.column, "mean"))
         centre = self._centre(grid) * grid.unit
-        if count_is_public(schema, self.column_names):
-            size = float(schema.public_size)
-        else:
-            size = float(noisy[1][0])
+        cells = []
+        for i, group in enumerate(self.groups(schema)):
+            size = float(schema.public_size) if self._public_count(schema) else float(noisy[1][i])
             if size < 1:
-                return (Cell("", None, None, "the noisy count is below 1, so no mean can be formed; raise ε"),)
-        value = centre + noisy[0][0] * grid.unit / size
-        return (Cell("", value, self.error_bound(noises, schema, size, confidence)),)
+                note = "the noisy count is below 1, so no mean can be formed; raise ε"
+                cells.append(Cell(group, None, None, note))
+                continue
+            value = centre + noisy[0][i] * grid.unit / size
+            cells.append(Cell(group, value, self.error_bound(noises, schema, size, confidence)))
+        return tuple(cells)
 
     def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
-        """Bound on |released - exact| given the (noisy or estimated) number of rows ``size``.
+        """Bound on |released - exact| given the (noisy or estimated) number of rows ``size`` (of one group).
 
         With public count N: error = unit * Z_sum / N. Otherwise the released mean minus the
         exact one is (unit * Z_sum - (mean - centre) * Z_count) / noisy count, and
@@ -285,7 +351,7 @@ class Mean(ColumnStatistic):
         (union bound), so the bound holds with the stated confidence.
         """
         grid = _grid(_numeric(schema, self.column, "mean"))
-        if count_is_public(schema, self.column_names):
+        if self._public_count(schema):
             size = float(schema.public_size)
         if not size or size < 1:
             return math.inf
@@ -297,10 +363,11 @@ class Mean(ColumnStatistic):
         return (noises[0].halfwidth(each) * grid.unit + half_range * noises[1].halfwidth(each)) / size
 
     def method(self, schema: Schema) -> str:
-        if count_is_public(schema, self.column_names):
+        if self._public_count(schema):
             return "Noisy sum of values centred on the middle of the bounds, divided by the public size."
+        where = f", in each category of {self.by}" if self.by else ""
         return (
-            "Noisy sum of values centred on the middle of the bounds, divided by a noisy count; "
+            f"Noisy sum of values centred on the middle of the bounds, divided by a noisy count{where}; "
             "half of ε (and δ) is spent on each."
         )
 
@@ -313,19 +380,25 @@ class Histogram(ColumnStatistic):
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         _categorical(schema, self.column, "histogram")
+        self.groups(schema)  # checks the grouping column
         return (Query("bins", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0, scalar=False),)
+
+    def _cell_labels(self, schema: Schema) -> list[str]:
+        bins = _categorical(schema, self.column, "histogram").bins
+        return [f"{group} / {b}" if self.by else b for group in self.groups(schema) for b in bins]
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         spec = _categorical(data.schema, self.column, "histogram")
-        other = len(spec.categories)
-        codes = pd.Index(spec.categories).get_indexer(data.categorical(self.column))  # -1: not a category
-        counts = np.bincount(np.where(codes < 0, other, codes), minlength=other + 1)
-        return ([int(c) for c in counts[: len(spec.bins)]],)
+        rows = data.complete(self.column_names)
+        bins = bin_codes(spec, rows[self.column].to_numpy(dtype=object))
+        groups = _group_codes(self, data)
+        cells = len(spec.bins) * len(self.groups(data.schema))
+        codes = np.where((bins >= 0) & (groups >= 0), groups * len(spec.bins) + bins, -1)
+        return ([int(c) for c in np.bincount(codes[codes >= 0], minlength=cells)[:cells]],)
 
     def estimate(self, noisy, noises, schema, confidence):
-        spec = _categorical(schema, self.column, "histogram")
         error = self.error_bound(noises, schema, None, confidence)
-        return tuple(Cell(label, float(value), error) for label, value in zip(spec.bins, noisy[0]))
+        return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
 
     def method(self, schema: Schema) -> str:
         spec = _categorical(schema, self.column, "histogram")
@@ -334,7 +407,8 @@ class Histogram(ColumnStatistic):
             if len(spec.bins) > len(spec.categories)
             else "values outside the list are left out"
         )
-        return f"Rows counted in each public category ({outside}), plus integer noise in every bin."
+        where = f", within each category of {self.by}" if self.by else ""
+        return f"Rows counted in each public category ({outside}){where}, plus integer noise in every bin."
 
 
 STATISTIC_TYPES: dict[str, type[Statistic]] = {cls.type_name: cls for cls in (Count, Sum, Mean, Histogram)}
@@ -345,9 +419,12 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
         kind = data.get("type") if isinstance(data, dict) else data
         raise PlanError(f"{where}: {kind!r} is not a statistic; choose one of {', '.join(STATISTIC_TYPES)}.")
     cls = STATISTIC_TYPES[data["type"]]
+    by = data.get("by")
+    if by is not None and (not isinstance(by, str) or not by):
+        raise PlanError(f"{where}: 'by' must name a categorical column, or be left out.")
     if cls is Count:
-        return Count()
+        return Count(by=by)
     column = data.get("column")
     if not isinstance(column, str) or not column:
         raise PlanError(f"{where}: a {data['type']} needs the name of its 'column'.")
-    return cls(column=column)  # type: ignore[call-arg]
+    return cls(column=column, by=by)  # type: ignore[call-arg]
