@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
+from typing import Sequence
 
 
 def _check_confidence(confidence: float) -> None:
@@ -49,3 +50,16 @@ def split_confidence(confidence: float, parts: int) -> float:
     """Per-part confidence so that all parts hold together with ``confidence`` (union bound)."""
     _check_confidence(confidence)
     return 1.0 - (1.0 - confidence) / parts
+
+
+def noise_probability(kind: str, scale: float, steps: Sequence[float]) -> list[float]:
+    """P(noise = z) at the integers ``steps`` (for plots): discrete Laplace exactly; discrete
+    Gaussian by its continuous density, which differs from it by less than 1e-8 relative for
+    the σ ≥ 1 we use."""
+    if scale <= 0:
+        return [1.0 if z == 0 else 0.0 for z in steps]
+    if kind == "laplace":
+        a = math.exp(-1.0 / scale)
+        return [(1 - a) / (1 + a) * math.exp(-abs(z) / scale) for z in steps]
+    norm = 1.0 / (math.sqrt(2 * math.pi) * scale)
+    return [norm * math.exp(-(z * z) / (2 * scale * scale)) for z in steps]

@@ -107,3 +107,21 @@ def budget_plan(plan: ReleasePlan) -> ReleasePlan:
 def _round_up(value: float, digits: int = 3) -> float:
     exponent = math.floor(math.log10(value)) - digits + 1
     return math.ceil(value / 10**exponent) * 10**exponent
+
+
+def relative_reference(statistic: Statistic, schema: Schema, size_estimate: float | None) -> tuple[float | None, str]:
+    """What an error is relative to, from public inputs only: the size estimate for counts, the
+    range of the bounds for a mean, the size times the middle of the bounds for a sum."""
+    from workbench.core.schema import NumericColumn
+
+    column = getattr(statistic, "column", None)
+    spec = schema.column(column) if column else None
+    if statistic.type_name == "mean" and isinstance(spec, NumericColumn) and spec.lower is not None and spec.upper is not None:
+        return (spec.upper - spec.lower) or None, "of the range of the bounds"
+    if not size_estimate:
+        return None, "needs a size estimate"
+    groups = len(statistic.groups(schema)) if statistic.by else 1
+    if statistic.type_name == "sum" and isinstance(spec, NumericColumn) and spec.lower is not None and spec.upper is not None:
+        middle = abs(spec.lower + spec.upper) / 2 or max(abs(spec.lower), abs(spec.upper))
+        return size_estimate / groups * middle or None, "of size × middle of the bounds"
+    return size_estimate / groups, "of the size estimate" + (" per group" if groups > 1 else "")

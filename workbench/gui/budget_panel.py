@@ -1,0 +1,156 @@
+"""The budget: what this plan costs, what earlier releases of the dataset spent, what is left.
+
+Reads the ledger (never writes it); every term carries a plain-language tooltip.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.accounting import Guarantee, compose
+from workbench.core.errors import WorkbenchError
+from workbench.core.ledger import DatasetRecord, Ledger, default_ledger_path
+from workbench.core.plan import ReleasePlan
+
+TIPS = {
+    "epsilon": "ε (epsilon) bounds how much any one person's data can change what is published: "
+    "smaller is more private. The ε of several releases add up (or less, with tighter accounting).",
+    "delta": "δ (delta) is a tiny probability with which the ε promise may fail; keep it far below "
+    "one over the number of persons. Laplace noise needs none.",
+    "method": "How the total of several statistics was proved: the tightest valid accounting is used.",
+    "spent": "What earlier releases of this dataset already spent, from the privacy ledger on this computer.",
+    "left": "What may still be spent on this dataset before its total budget is reached.",
+    "total": "The most this dataset may ever spend, over all releases. It is recorded in the ledger at the "
+    "first release; raising it later is possible and is itself recorded.",
+}
+
+
+class BudgetPanel(QWidget):
+    def __init__(self) -> None:
+        super().__init__()
+        self.plan_cost = QLabel()
+        self.plan_cost.setToolTip(TIPS["epsilon"] + "\n" + TIPS["delta"] + "\n" + TIPS["method"])
+        self.plan_cost.setWordWrap(True)
+        self.ledger_state = QLabel()
+        self.ledger_state.setWordWrap(True)
+        self.ledger_state.setToolTip(TIPS["spent"] + "\n" + TIPS["left"])
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(True)
+        self.bar.setToolTip("Share of the dataset's total ε: spent before, plus this plan.")
+        self.total_epsilon = QDoubleSpinBox()
+        self.total_epsilon.setRange(0.001, 100)
+        self.total_epsilon.setDecimals(3)
+        self.total_epsilon.setValue(3.0)
+        self.total_epsilon.setToolTip(TIPS["total"])
+        self.total_epsilon.setAccessibleName("total ε of the dataset")
+        self.total_delta = QLineEdit("1e-6")
+        self.total_delta.setToolTip(TIPS["total"] + "\n" + TIPS["delta"])
+        self.total_delta.setAccessibleName("total δ of the dataset")
+        self.new_dataset = QWidget()
+        form = QFormLayout(self.new_dataset)
+        form.addRow(QLabel("New dataset: its total budget, recorded at the first release."))
+        form.addRow("Total ε:", self.total_epsilon)
+        form.addRow("Total δ:", self.total_delta)
+        self.history = QTreeWidget()
+        self.history.setHeaderLabels(["Release", "When", "ε", "δ", "Statistics"])
+        self.history.setRootIsDecorated(False)
+        self.history.setToolTip("Earlier releases of this dataset, from the ledger.")
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h3>Budget</h3>"))
+        layout.addWidget(self.plan_cost)
+        layout.addWidget(self.ledger_state)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.new_dataset)
+        layout.addWidget(QLabel("Earlier releases of this dataset:"))
+        layout.addWidget(self.history)
+        self.record: DatasetRecord | None = None
+
+    def dataset_budget(self) -> Guarantee:
+        """The total the user typed for a new dataset (BudgetError-free: checked by the core at release)."""
+        try:
+            delta = float(self.total_delta.text())
+        except ValueError:
+            delta = -1.0  # the core refuses it with a clear message
+        return Guarantee(self.total_epsilon.value(), delta, "total budget")
+
+    def show_plan(self, plan: ReleasePlan, cost: Guarantee | None, problem: str | None = None) -> None:
+        if cost is None:
+            self.plan_cost.setText(f"<b>This plan</b>: not ready — {problem}")
+        else:
+            self.plan_cost.setText(
+                f"<b>This plan</b>: ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g} <br><small>by {cost.method}</small>"
+            )
+        self.record = self._read_ledger(plan.dataset.name)
+        self.new_dataset.setVisible(self.record is None)
+        self.history.clear()
+        total = self.record.budget if self.record else self.dataset_budget()
+        spent_before = self.record.spent.epsilon if self.record else 0.0
+        if self.record is None:
+            self.ledger_state.setText(f"<b>{plan.dataset.name}</b> has no releases in the ledger yet.")
+        else:
+            r = self.record
+            self.ledger_state.setText(
+                f"<b>{r.name}</b>: total ε = {r.budget.epsilon:g}, δ = {r.budget.delta:g}; spent ε = "
+                f"{r.spent.epsilon:.4g}, δ = {r.spent.delta:.3g} in {r.releases} release(s); left {r.remaining_in_words}."
+            )
+            self._fill_history(plan.dataset.name)
+        after = spent_before + (cost.epsilon if cost else 0.0)
+        if cost is not None and self.record is not None:
+            after = self._spent_after(plan, cost)
+        share = after / total.epsilon if total.epsilon > 0 else 1.0
+        self.bar.setValue(min(1000, int(round(share * 1000))))
+        self.bar.setFormat(f"spent {spent_before:.3g} + this plan → {after:.3g} of ε = {total.epsilon:g}")
+        over = share > 1.0 + 1e-9
+        self.bar.setStyleSheet("QProgressBar::chunk { background: #c0392b; }" if over else "")
+        if over:
+            self.bar.setToolTip("This plan would overspend the dataset's budget: the release would be refused.")
+
+    def _read_ledger(self, name: str) -> DatasetRecord | None:
+        path = default_ledger_path()
+        if not path.exists():
+            return None
+        try:
+            ledger = Ledger(path)
+            return ledger.dataset(name) if ledger.has_dataset(name) else None
+        except WorkbenchError as exc:
+            self.ledger_state.setText(f"The ledger cannot be read: {exc}")
+            return None
+
+    def _spent_after(self, plan: ReleasePlan, cost: Guarantee) -> float:
+        try:
+            ledger = Ledger(default_ledger_path())
+            events = [event for entry in ledger.entries(plan.dataset.name) if entry.kind == "release"
+                      for event in _events(entry.data)]
+            return compose([*events, *plan.events()], delta=self.record.budget.delta).epsilon  # type: ignore[union-attr]
+        except WorkbenchError:
+            return (self.record.spent.epsilon if self.record else 0.0) + cost.epsilon
+
+    def _fill_history(self, name: str) -> None:
+        ledger = Ledger(default_ledger_path())
+        for entry in ledger.entries(name):
+            if entry.kind != "release":
+                continue
+            data = entry.data
+            cost = data.get("cost", {})
+            labels = ", ".join(s["label"] for s in data.get("release", {}).get("statistics", []))
+            item = QTreeWidgetItem([f"#{entry.seq}", entry.created[:16].replace("T", " "),
+                                    f"{cost.get('epsilon', 0):.3g}", f"{cost.get('delta', 0):.3g}", labels])
+            item.setToolTip(4, labels)
+            self.history.insertTopLevelItem(0, item)  # newest first
+
+
+def _events(data: dict) -> list:
+    from workbench.core.accounting import MechanismEvent
+
+    return [MechanismEvent.from_json(e) for e in data.get("events", [])]

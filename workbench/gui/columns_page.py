@@ -1,0 +1,269 @@
+"""Step 3: describe every column: its kind, public bounds, public categories, missing values.
+
+Bounds and categories are typed by the user, never filled in from the data: they are
+part of the privacy guarantee. Taking categories from the data is offered only behind a
+warning that says what it discloses. Bad input is marked at the field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.schema import (
+    CategoricalColumn,
+    ColumnSpec,
+    IdentifierColumn,
+    IgnoredColumn,
+    MissingAction,
+    MissingPolicy,
+    NumericColumn,
+)
+from workbench.gui.document import PlanDocument
+
+KINDS = {
+    "numeric": "A number with public bounds (e.g. age 0 to 120)",
+    "categorical": "One of a public list of categories",
+    "identifier": "Says which person a row belongs to; never released",
+    "ignored": "Not used",
+}
+INVALID = "background-color: #ffd6d6;"
+HEADERS = ["Column", "Kind", "Lower bound", "Upper bound", "Categories", "Missing values become"]
+
+
+def parse_number(text: str) -> float | None:
+    """A number typed by the user; None if empty; ValueError if not a finite number."""
+    text = text.strip()
+    if not text:
+        return None
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+class CategoriesDialog(QDialog):
+    """Edit a public category list, one per line; pasting works; 'from the data' warns first."""
+
+    def __init__(self, column: str, categories: tuple[str, ...], data_values: list[str], parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Categories of {column}")
+        self._data_values = data_values
+        self.text = QPlainTextEdit("\n".join(categories))
+        self.text.setAccessibleName("categories, one per line")
+        from_data = QPushButton("Take them from the data…")
+        from_data.clicked.connect(self._take_from_data)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(
+            "List the categories that exist publicly (for example the answer options of the questionnaire), "
+            "one per line. Every category is released, even if nobody is in it."
+        ))
+        layout.addWidget(self.text)
+        layout.addWidget(from_data)
+        layout.addWidget(buttons)
+        self.resize(420, 420)
+
+    def _take_from_data(self) -> None:
+        answer = QMessageBox.warning(
+            self,
+            "Categories from the data disclose them",
+            "Taking the categories from the data publishes which values occur, which is not protected: "
+            "a rare category can reveal that one person with it is in the data. Use this only if every value "
+            "listed is public anyway.\n\nTake the categories from the data?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.text.setPlainText("\n".join(self._data_values))
+
+    def categories(self) -> tuple[str, ...]:
+        lines = [line.strip() for line in self.text.toPlainText().splitlines()]
+        return tuple(dict.fromkeys(line for line in lines if line))
+
+
+class ColumnsPage(QWidget):
+    def __init__(self, document: PlanDocument) -> None:
+        super().__init__()
+        self.document = document
+        self.grid = QTableWidget(0, len(HEADERS))
+        self.grid.setHorizontalHeaderLabels(HEADERS)
+        self.grid.verticalHeader().hide()
+        header = self.grid.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        tips = [
+            "",
+            "How the column is used. Check each proposal.",
+            "Public smallest value; values below are raised to it. Type it: it must not come from the data.",
+            "Public largest value; values above are lowered to it. Type it: it must not come from the data.",
+            "The public list of categories.",
+            "Empty: rows missing this value are left out of statistics that use it. "
+            "Otherwise the public value that replaces a missing one.",
+        ]
+        for i, tip in enumerate(tips):
+            self.grid.horizontalHeaderItem(i).setToolTip(tip)
+        self.note = QLabel(
+            "Describe each column. Bounds and categories are public choices you type in; they are never read "
+            "from the data. Fields marked red need attention; hover over them for the reason."
+        )
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.note)
+        layout.addWidget(self.grid)
+        self.problems: dict[str, str] = {}  # column -> what is wrong with its fields
+        document.changed.connect(self.refresh)
+        self._shown: tuple[ColumnSpec, ...] = ()
+        self.refresh()
+
+    # -- showing ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        columns = self.document.plan.schema.columns
+        if columns == self._shown:
+            return
+        self._shown = columns
+        self.grid.setRowCount(len(columns))
+        for row, spec in enumerate(columns):
+            self._show_row(row, spec)
+
+    def _show_row(self, row: int, spec: ColumnSpec) -> None:
+        name = QLabel(f"  {spec.name}  ")
+        self.grid.setCellWidget(row, 0, name)
+        kind = QComboBox()
+        kind.addItems(list(KINDS))
+        for i, words in enumerate(KINDS.values()):
+            kind.setItemData(i, words, 3)  # tooltip role
+        kind.setCurrentText(spec.kind)
+        kind.setAccessibleName(f"kind of {spec.name}")
+        kind.currentTextChanged.connect(lambda text, r=row: self._kind_changed(r, text))
+        self.grid.setCellWidget(row, 1, kind)
+        lower, upper, missing = QLineEdit(), QLineEdit(), QLineEdit()
+        for field, label in ((lower, "lower bound"), (upper, "upper bound"), (missing, "value for missing")):
+            field.setAccessibleName(f"{label} of {spec.name}")
+            field.editingFinished.connect(lambda r=row: self._fields_changed(r))
+        categories = QPushButton()
+        categories.setAccessibleName(f"categories of {spec.name}")
+        categories.clicked.connect(lambda _=False, r=row: self._edit_categories(r))
+        if isinstance(spec, NumericColumn):
+            lower.setText("" if spec.lower is None else f"{spec.lower:g}")
+            upper.setText("" if spec.upper is None else f"{spec.upper:g}")
+        if isinstance(spec, CategoricalColumn):
+            shown = ", ".join(spec.categories[:4]) + (" …" if len(spec.categories) > 4 else "")
+            categories.setText(f"{len(spec.categories)}: {shown}" if spec.categories else "Enter categories…")
+        missing_policy = getattr(spec, "missing", None)
+        if missing_policy is not None and missing_policy.action is MissingAction.IMPUTE:
+            value = missing_policy.value
+            missing.setText(f"{value:g}" if isinstance(value, float) else str(value))
+        missing.setPlaceholderText("left out")
+        numeric, categorical = isinstance(spec, NumericColumn), isinstance(spec, CategoricalColumn)
+        lower.setEnabled(numeric)
+        upper.setEnabled(numeric)
+        categories.setEnabled(categorical)
+        missing.setEnabled(numeric or categorical)
+        for column, widget in ((2, lower), (3, upper), (4, categories), (5, missing)):
+            self.grid.setCellWidget(row, column, widget)
+        self._mark(row, spec)
+
+    def _mark(self, row: int, spec: ColumnSpec) -> None:
+        """Colour the fields of ``row`` that the core would refuse, with the reason as tooltip."""
+        lower, upper = self.grid.cellWidget(row, 2), self.grid.cellWidget(row, 3)
+        categories = self.grid.cellWidget(row, 4)
+        for widget in (lower, upper, categories):
+            widget.setStyleSheet("")
+            widget.setToolTip("")
+        problem = self.problems.get(spec.name)
+        if problem is None:
+            try:
+                spec.validate()
+            except Exception as exc:  # SchemaError: shown at the field
+                problem = str(exc)
+        if problem is None:
+            return
+        if isinstance(spec, NumericColumn):
+            targets = [lower, upper]
+        elif isinstance(spec, CategoricalColumn):
+            targets = [categories]
+        else:
+            targets = []
+        for widget in targets:
+            widget.setStyleSheet(INVALID)
+            widget.setToolTip(problem)
+
+    # -- editing ------------------------------------------------------------------------------
+    def _replace(self, row: int, spec: ColumnSpec) -> None:
+        plan = self.document.plan
+        columns = list(plan.schema.columns)
+        columns[row] = spec
+        self._shown = ()  # redraw
+        self.document.update(replace(plan, schema=replace(plan.schema, columns=tuple(columns))))
+        self.refresh()
+
+    def _kind_changed(self, row: int, kind: str) -> None:
+        old = self.document.plan.schema.columns[row]
+        if kind == old.kind:
+            return
+        new: ColumnSpec
+        if kind == "numeric":
+            new = NumericColumn(old.name)
+        elif kind == "categorical":
+            offered = self.document.table.value_labels.get(old.name, ()) if self.document.table else ()
+            new = CategoricalColumn(old.name, categories=tuple(offered))
+        elif kind == "identifier":
+            new = IdentifierColumn(old.name)
+        else:
+            new = IgnoredColumn(old.name)
+        self.problems.pop(old.name, None)
+        self._replace(row, new)
+
+    def _fields_changed(self, row: int) -> None:
+        spec = self.document.plan.schema.columns[row]
+        texts = [self.grid.cellWidget(row, c).text() for c in (2, 3, 5)]
+        self.problems.pop(spec.name, None)
+        if isinstance(spec, NumericColumn):
+            try:
+                lower, upper = parse_number(texts[0]), parse_number(texts[1])
+            except ValueError:
+                self.problems[spec.name] = f"'{spec.name}': bounds must be numbers written with a decimal point, like 0 or 120.5."
+                self._mark(row, spec)
+                return
+            try:
+                fill = parse_number(texts[2])
+            except ValueError:
+                self.problems[spec.name] = f"'{spec.name}': the value for missing entries must be a number."
+                self._mark(row, spec)
+                return
+            missing = MissingPolicy(MissingAction.IMPUTE, fill) if fill is not None else MissingPolicy()
+            self._replace(row, replace(spec, lower=lower, upper=upper, missing=missing))
+        elif isinstance(spec, CategoricalColumn):
+            fill_text = texts[2].strip()
+            missing = MissingPolicy(MissingAction.IMPUTE, fill_text) if fill_text else MissingPolicy()
+            self._replace(row, replace(spec, missing=missing))
+
+    def _edit_categories(self, row: int) -> None:
+        spec = self.document.plan.schema.columns[row]
+        assert isinstance(spec, CategoricalColumn)
+        table = self.document.table
+        values: list[str] = []
+        if table is not None and spec.name in table.columns:
+            column = table.frame[spec.name].dropna()
+            values = sorted({str(v).strip() for v in column.unique()[:1000]})
+        dialog = CategoriesDialog(spec.name, spec.categories, values, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self._replace(row, replace(spec, categories=dialog.categories()))

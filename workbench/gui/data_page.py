@@ -1,0 +1,62 @@
+"""Step 1: the loaded table: its first rows, and per column the storage type, the proposed
+kind and the number of missing values. Loading itself happens in the main window."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView, QLabel, QProgressBar, QPushButton, QHBoxLayout, QSplitter, QTableView, QVBoxLayout, QWidget
+
+from workbench.core.io import Table, propose_kinds
+from workbench.gui.table_model import PREVIEW_ROWS, ColumnProposalModel, FramePreviewModel
+
+
+class DataPage(QWidget):
+    def __init__(self) -> None:
+        super().__init__()
+        self.summary = QLabel("Open a table with File > Open, or drop a file onto this window.")
+        self.summary.setWordWrap(True)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)  # busy: pandas reports no progress
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setToolTip("Stop waiting for this file; the table shown stays as it was.")
+        loading = QHBoxLayout()
+        loading.addWidget(self.progress, 1)
+        loading.addWidget(self.cancel)
+        self.loading = QWidget()
+        self.loading.setLayout(loading)
+        self.loading.hide()
+        self.preview = QTableView()
+        self.preview.setAlternatingRowColors(True)
+        self.columns = QTableView()
+        self.columns.verticalHeader().hide()
+        self.columns.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.preview)
+        splitter.addWidget(self.columns)
+        splitter.setSizes([420, 240])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.loading)
+        layout.addWidget(splitter)
+
+    def show_loading(self, name: str) -> None:
+        self.summary.setText(f"Loading <b>{name}</b>…")
+        self.loading.show()
+
+    def hide_loading(self) -> None:
+        self.loading.hide()
+
+    def show_table(self, table: Table) -> None:
+        frame = table.frame
+        self.preview.setModel(FramePreviewModel(frame, self))
+        missing = [int(frame[c].isna().sum()) for c in frame.columns]
+        self.columns.setModel(ColumnProposalModel(propose_kinds(table), missing, self))
+        self.columns.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.columns.horizontalHeader().setStretchLastSection(True)
+        self.preview.resizeColumnsToContents()
+        shown = min(PREVIEW_ROWS, len(frame))
+        self.summary.setText(
+            f"<b>{table.source.name}</b>: {len(frame):,} rows, {frame.shape[1]} columns; the first {shown} rows are "
+            "shown. Below, the proposed kind of each column: confirm or change it in step 3. "
+            "What you see here stays on this computer."
+        )

@@ -1,0 +1,123 @@
+"""The open document: a table, the plan being edited, where it is saved, and whether it changed.
+
+Widgets observe ``PlanDocument.changed`` and replace the plan with ``update``; the plan
+itself is the core's immutable ``ReleasePlan`` (napari style: the model knows no widget).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from workbench.core.io import ColumnKind, Table, propose_kinds
+from workbench.core.mechanisms import MechanismKind
+from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.planner import budget_plan
+from workbench.core.errors import WorkbenchError
+from workbench.core.schema import (
+    CategoricalColumn,
+    ColumnSpec,
+    IdentifierColumn,
+    IgnoredColumn,
+    NumericColumn,
+    Schema,
+)
+
+
+def empty_plan(name: str = "Untitled dataset") -> ReleasePlan:
+    return ReleasePlan(DatasetDescription(name), Schema(()), (), Budget(1.0))
+
+
+def described_columns(table: Table) -> tuple[ColumnSpec, ...]:
+    """A first description from the file's storage types; bounds stay empty (never read off the data)."""
+    specs: list[ColumnSpec] = []
+    for proposal in propose_kinds(table):
+        if proposal.kind is ColumnKind.NUMERIC:
+            specs.append(NumericColumn(proposal.name))
+        elif proposal.kind is ColumnKind.CATEGORICAL:
+            specs.append(CategoricalColumn(proposal.name, categories=proposal.offered_categories))
+        elif proposal.kind is ColumnKind.IDENTIFIER:
+            specs.append(IdentifierColumn(proposal.name))
+        else:
+            specs.append(IgnoredColumn(proposal.name))
+    return tuple(specs)
+
+
+class PlanDocument(QObject):
+    """What one window edits. ``changed`` fires after every edit; ``table_changed`` on a new table."""
+
+    changed = Signal()
+    table_changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plan: ReleasePlan = empty_plan()
+        self.table: Table | None = None
+        self.path: Path | None = None  # where the plan was saved or opened
+        self.dirty = False
+        self.confidence = 0.95
+
+    # -- edits -----------------------------------------------------------------------------
+    def update(self, plan: ReleasePlan) -> None:
+        if plan != self.plan:
+            self.plan = plan
+            self.dirty = True
+            self.changed.emit()
+
+    def set_table(self, table: Table) -> None:
+        """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh."""
+        self.table = table
+        known = {spec.name: spec for spec in self.plan.schema.columns}
+        columns = tuple(known.get(spec.name, spec) for spec in described_columns(table))
+        dataset = self.plan.dataset
+        if not self.plan.schema.columns:
+            dataset = replace(dataset, name=table.source.stem)
+        dataset = replace(dataset, file_name=table.source.name)
+        self.plan = replace(self.plan, dataset=dataset, schema=replace(self.plan.schema, columns=columns))
+        self.dirty = True
+        self.table_changed.emit()
+        self.changed.emit()
+
+    def open_plan(self, path: Path) -> None:
+        self.plan = ReleasePlan.load(path)
+        self.path, self.dirty = path, False
+        self.changed.emit()
+
+    def save_plan(self, path: Path) -> None:
+        self.plan.save(path)
+        self.path, self.dirty = path, False
+        self.changed.emit()
+
+    # -- what the widgets read ---------------------------------------------------------------
+    def budgeted(self) -> ReleasePlan:
+        """The plan with ε spread over the statistics by their weights (locked ones keep theirs),
+        and the total δ shared equally by the weighted Gaussian statistics."""
+        plan = self.plan
+        shared = [p for p in plan.statistics if p.weight is not None and p.mechanism is MechanismKind.GAUSSIAN]
+        locked_delta = sum(p.budget.delta for p in plan.statistics if p.weight is None)
+        each = max(plan.total.delta - locked_delta, 0.0) / len(shared) if shared else 0.0
+        statistics = tuple(
+            replace(p, budget=Budget(p.budget.epsilon, each if p.mechanism is MechanismKind.GAUSSIAN else 0.0))
+            if p.weight is not None else p
+            for p in plan.statistics
+        )
+        return budget_plan(replace(plan, statistics=statistics))
+
+    def problems(self) -> list[str]:
+        """Everything that stops a release, in words (empty when the plan is sound)."""
+        problems = []
+        if self.table is None:
+            problems.append("Open the data file (File > Open).")
+        if not self.plan.statistics:
+            problems.append("Add at least one statistic.")
+        try:
+            self.budgeted().validate()
+        except WorkbenchError as exc:
+            problems.append(str(exc))
+        return problems
+
+
+def with_statistic(plan: ReleasePlan, planned: PlannedStatistic) -> ReleasePlan:
+    return replace(plan, statistics=(*plan.statistics, planned))

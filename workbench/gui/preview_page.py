@@ -1,0 +1,281 @@
+"""Step 5: choose ε and see, at once, the noise and the expected error of every statistic.
+
+Everything shown here comes from public inputs (bounds, categories, the size estimate, ε,
+δ) through the core's planner; no private value is read. Recomputation is coalesced: a
+burst of slider moves triggers one update when the event loop is next idle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.accounting import compose
+from workbench.core.accuracy import noise_probability
+from workbench.core.errors import WorkbenchError
+from workbench.core.plan import Budget
+from workbench.core.planner import expected_error, relative_reference
+from workbench.gui.budget_panel import TIPS, BudgetPanel
+from workbench.gui.document import PlanDocument
+from workbench.gui.release_page import readable
+
+LOG_MIN, LOG_MAX, STEPS = -2.0, 1.0, 600  # the slider spans ε = 0.01 to 10 on a log scale
+HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error"]
+
+
+def slider_to_epsilon(position: int) -> float:
+    return float(f"{10 ** (LOG_MIN + (LOG_MAX - LOG_MIN) * position / STEPS):.3g}")
+
+
+def epsilon_to_slider(epsilon: float) -> int:
+    log = min(max(math.log10(max(epsilon, 1e-12)), LOG_MIN), LOG_MAX)
+    return int(round((log - LOG_MIN) / (LOG_MAX - LOG_MIN) * STEPS))
+
+
+class PreviewPage(QWidget):
+    def __init__(self, document: PlanDocument) -> None:
+        super().__init__()
+        self.document = document
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, STEPS)
+        self.slider.setAccessibleName("total ε, logarithmic")
+        self.slider.setToolTip(TIPS["epsilon"])
+        self.epsilon = QDoubleSpinBox()
+        self.epsilon.setRange(0.0001, 100.0)
+        self.epsilon.setDecimals(4)
+        self.epsilon.setSingleStep(0.1)
+        self.epsilon.setAccessibleName("total ε")
+        self.epsilon.setToolTip(TIPS["epsilon"])
+        self.delta = QLineEdit()
+        self.delta.setAccessibleName("total δ")
+        self.delta.setToolTip(TIPS["delta"])
+        self.size = QSpinBox()
+        self.size.setRange(0, 2_000_000_000)
+        self.size.setSpecialValueText("unknown")
+        self.size.setAccessibleName("public size estimate")
+        self.size.setToolTip(
+            "A public guess of the number of rows (e.g. from the survey design). Used only for previews "
+            "and relative errors; never read from the data."
+        )
+        self.table = QTableWidget(0, len(HEADERS))
+        self.table.setHorizontalHeaderLabels(HEADERS)
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeaderItem(4).setToolTip(
+            "Half-width of the interval that holds the noise with 95% probability, in the statistic's units."
+        )
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "noise added (in the statistic's units)")
+        self.plot.setLabel("left", "probability")
+        self.plot.setMinimumHeight(220)
+        self.plot_title = QLabel("Select a statistic to see its noise.")
+        self.budget = BudgetPanel()
+        self.budget.total_epsilon.valueChanged.connect(self.schedule)
+        self.budget.total_delta.editingFinished.connect(self.schedule)
+
+        controls = QFormLayout()
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(QLabel("0.01"))
+        slider_row.addWidget(self.slider, 1)
+        slider_row.addWidget(QLabel("10"))
+        slider_row.addWidget(self.epsilon)
+        controls.addRow("Total ε of this plan:", slider_row)
+        controls.addRow("Total δ of this plan:", self.delta)
+        controls.addRow("Public size estimate:", self.size)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.addLayout(controls)
+        left_layout.addWidget(self.table, 2)
+        left_layout.addWidget(self.plot_title)
+        left_layout.addWidget(self.plot, 1)
+        splitter = QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(self.budget)
+        splitter.setSizes([800, 380])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.recompute)
+        self.slider.valueChanged.connect(self._slid)
+        self.epsilon.valueChanged.connect(self._typed_epsilon)
+        self.delta.editingFinished.connect(self._typed_delta)
+        self.size.valueChanged.connect(self._typed_size)
+        self.table.itemSelectionChanged.connect(self.draw_noise)
+        document.changed.connect(self.schedule)
+        self._syncing = False
+        self.errors: list[float | None] = []
+        self.schedule()
+
+    # -- input ---------------------------------------------------------------------------------
+    def _slid(self, position: int) -> None:
+        if not self._syncing:
+            self.epsilon.setValue(slider_to_epsilon(position))
+
+    def _typed_epsilon(self, value: float) -> None:
+        if self._syncing:
+            return
+        plan = self.document.plan
+        self.document.update(replace(plan, total=Budget(value, plan.total.delta)))
+
+    def _typed_delta(self) -> None:
+        plan = self.document.plan
+        try:
+            delta = float(self.delta.text() or 0)
+        except ValueError:
+            self.delta.setStyleSheet("background-color: #ffd6d6;")
+            self.delta.setToolTip("δ must be a number such as 1e-6 (or 0 for Laplace only).")
+            return
+        self.delta.setStyleSheet("")
+        self.delta.setToolTip(TIPS["delta"])
+        self.document.update(replace(plan, total=Budget(plan.total.epsilon, delta)))
+
+    def _typed_size(self, value: int) -> None:
+        if self._syncing:
+            return
+        plan = self.document.plan
+        self.document.update(replace(plan, dataset=replace(plan.dataset, size_estimate=value or None)))
+
+    def _weight_changed(self, row: int, value: float) -> None:
+        plan = self.document.plan
+        statistics = list(plan.statistics)
+        statistics[row] = replace(statistics[row], weight=value)
+        self.document.update(replace(plan, statistics=tuple(statistics)))
+
+    def _lock_changed(self, row: int, locked: bool) -> None:
+        plan = self.document.plan
+        budgeted = self.document.budgeted().statistics[row]
+        statistics = list(plan.statistics)
+        statistics[row] = replace(budgeted, weight=None) if locked else replace(statistics[row], weight=1.0)
+        self.document.update(replace(plan, statistics=tuple(statistics)))
+
+    # -- output --------------------------------------------------------------------------------
+    def schedule(self) -> None:
+        self._timer.start()
+
+    def recompute(self) -> None:
+        plan = self.document.plan
+        self._syncing = True
+        self.epsilon.setValue(plan.total.epsilon)
+        self.slider.setValue(epsilon_to_slider(plan.total.epsilon))
+        if not self.delta.hasFocus():
+            self.delta.setText(f"{plan.total.delta:g}")
+        self.size.setValue(plan.dataset.size_estimate or 0)
+        self._syncing = False
+
+        size = plan.schema.public_size or plan.dataset.size_estimate
+        try:
+            budgeted = self.document.budgeted()
+        except WorkbenchError as exc:
+            budgeted, problem = None, str(exc)
+        selected = self.table.currentRow()
+        self.table.setRowCount(len(plan.statistics))
+        self.errors = []
+        for row, planned in enumerate(plan.statistics):
+            shown = budgeted.statistics[row] if budgeted else planned
+            epsilon_text, error_text, relative_text = f"{shown.budget.epsilon:.3g}", "—", ""
+            error = None
+            try:
+                error = expected_error(shown, plan.schema, size, plan.confidence)
+                error_text = f"± {readable(error)}" if math.isfinite(error) else "needs a size estimate"
+                reference, words = relative_reference(shown.statistic, plan.schema, size)
+                if reference and math.isfinite(error):
+                    relative_text = f"{100 * error / reference:.3g}% {words}"
+                else:
+                    relative_text = words if not reference else ""
+            except WorkbenchError as exc:
+                error_text = f"⚠ {exc}"
+            self.errors.append(error)
+            items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text]
+            for column, text in enumerate(items):
+                if text is not None:
+                    item = QTableWidgetItem(text)
+                    item.setToolTip(text)
+                    self.table.setItem(row, column, item)
+            self._show_controls(row, planned)
+        if plan.statistics:
+            self.table.selectRow(selected if 0 <= selected < len(plan.statistics) else 0)
+
+        cost, problem_text = None, None
+        if budgeted is not None:
+            try:
+                cost = compose(budgeted.events(), delta=budgeted.total.delta, tight=False)
+            except WorkbenchError as exc:
+                problem_text = str(exc)
+        else:
+            problem_text = problem
+        self.budget.show_plan(plan, cost, problem_text)
+        self.draw_noise()
+
+    def _show_controls(self, row: int, planned) -> None:
+        """The weight and lock of a row; existing widgets are updated in place so focus stays."""
+        weight, lock = self.table.cellWidget(row, 1), self.table.cellWidget(row, 2)
+        if not isinstance(weight, QDoubleSpinBox) or not isinstance(lock, QCheckBox):
+            weight, lock = QDoubleSpinBox(), QCheckBox()
+            weight.setRange(0.01, 1000)
+            weight.valueChanged.connect(lambda v, r=row: self._weight_changed(r, v))
+            lock.setToolTip("Keep this statistic's ε fixed while the total moves.")
+            lock.toggled.connect(lambda on, r=row: self._lock_changed(r, on))
+            self.table.setCellWidget(row, 1, weight)
+            self.table.setCellWidget(row, 2, lock)
+        for widget in (weight, lock):
+            widget.blockSignals(True)
+        weight.setValue(planned.weight if planned.weight is not None else 1.0)
+        weight.setEnabled(planned.weight is not None)
+        weight.setAccessibleName(f"weight of {planned.statistic.label}")
+        lock.setChecked(planned.weight is None)
+        lock.setAccessibleName(f"lock ε of {planned.statistic.label}")
+        for widget in (weight, lock):
+            widget.blockSignals(False)
+
+    def draw_noise(self) -> None:
+        self.plot.clear()
+        row = self.table.currentRow()
+        plan = self.document.plan
+        if not 0 <= row < len(plan.statistics):
+            return
+        try:
+            planned = self.document.budgeted().statistics[row]
+            noise = planned.noises(plan.schema)[0]
+            unit = planned.statistic.queries(plan.schema)[0].unit
+        except (WorkbenchError, IndexError):
+            self.plot_title.setText("No noise to show for this statistic yet.")
+            return
+        halfwidth = noise.halfwidth(plan.confidence)
+        span = max(1.6 * halfwidth, 3.0)
+        steps = [span * (i / 200.0 - 1.0) for i in range(401)]
+        probability = noise_probability(noise.kind.value, noise.scale, steps)
+        self.plot.plot([z * unit for z in steps], probability, pen=pg.mkPen("#2c6fbb", width=2),
+                       fillLevel=0, brush=(44, 111, 187, 60))
+        for edge in (-halfwidth * unit, halfwidth * unit):
+            self.plot.addLine(x=edge, pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine))
+        self.plot_title.setText(
+            f"Noise of <b>{planned.statistic.label}</b> ({noise.kind.value}, ε = {noise.epsilon:.3g}"
+            f"{f', δ = {noise.delta:.2g}' if noise.delta else ''}): 95% of draws fall between the red lines "
+            f"(± {readable(halfwidth * unit)})."
+        )

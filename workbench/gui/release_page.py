@@ -1,0 +1,194 @@
+"""Step 6: release. Confirm what will be spent, run the release in the background, show the
+released values with their error bounds, and export them (CSV and JSON)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.accounting import Guarantee
+from workbench.core.errors import WorkbenchError
+from workbench.core.export import write_results
+from workbench.core.ledger import Ledger, default_ledger_path
+from workbench.core.release import Release, release
+from workbench.gui.document import PlanDocument
+from workbench.gui.workers import Task
+
+HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "ε", "δ", "Mechanism", "Note"]
+
+
+class ReleasePage(QWidget):
+    def __init__(self, document: PlanDocument, dataset_budget: Callable[[], Guarantee]) -> None:
+        super().__init__()
+        self.document = document
+        self.dataset_budget = dataset_budget
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.release_button = QPushButton("&Release…")
+        self.release_button.setToolTip("Compute the noisy statistics and charge their cost to the ledger.")
+        self.export_button = QPushButton("&Export CSV and JSON…")
+        self.export_button.setEnabled(False)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.hide()
+        self.results = QTableWidget(0, len(HEADERS))
+        self.results.setHorizontalHeaderLabels(HEADERS)
+        self.results.verticalHeader().hide()
+        self.results.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.results.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.results.horizontalHeader().setStretchLastSection(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.release_button)
+        buttons.addWidget(self.export_button)
+        buttons.addStretch()
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h3>Release</h3>"))
+        layout.addWidget(self.status)
+        layout.addLayout(buttons)
+        layout.addWidget(self.busy)
+        layout.addWidget(self.results)
+        self.release_button.clicked.connect(self.confirm_and_release)
+        self.export_button.clicked.connect(self.choose_export)
+        document.changed.connect(self.refresh)
+        self.result: Release | None = None
+        self.task: Task | None = None
+        self.ask = True  # tests and the smoke test answer the confirmation themselves
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.task is not None:
+            return
+        problems = self.document.problems()
+        self.release_button.setEnabled(not problems)
+        if problems:
+            self.status.setText("Before releasing:<ul>" + "".join(f"<li>{_html(p)}</li>" for p in problems) + "</ul>")
+        else:
+            self.status.setText(
+                "Ready. Releasing computes every statistic with noise on the real data and records its cost in "
+                f"the privacy ledger ({default_ledger_path()}) before showing anything."
+            )
+
+    def confirmation_text(self) -> str:
+        plan = self.document.budgeted()
+        cost = plan.guarantee()
+        name = plan.dataset.name
+        ledger_path = default_ledger_path()
+        ledger = Ledger(ledger_path) if ledger_path.exists() else None
+        if ledger is not None and ledger.has_dataset(name):
+            record = ledger.dataset(name)
+            ledger.check_affordable(name, plan.events())  # raises, naming the overspend
+            context = (
+                f"'{name}' has spent ε = {record.spent.epsilon:.4g} of its total ε = {record.budget.epsilon:g} "
+                f"(δ = {record.budget.delta:g}) in {record.releases} release(s); this release fits in what is left "
+                f"({record.remaining_in_words})."
+            )
+        else:
+            total = self.dataset_budget()
+            context = (
+                f"'{name}' is new to the ledger: it will be recorded with the total budget ε = {total.epsilon:g}, "
+                f"δ = {total.delta:g}, which all its releases share."
+            )
+        return (
+            f"This release spends ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g} ({cost.method}) on '{name}'.\n\n"
+            f"{context}\n\nSpent budget cannot be given back. Release now?"
+        )
+
+    def confirm_and_release(self) -> None:
+        try:
+            text = self.confirmation_text()
+        except WorkbenchError as exc:
+            QMessageBox.warning(self, "This release cannot be made", str(exc))
+            return
+        if self.ask:
+            answer = QMessageBox.question(self, "Spend this budget?", text)
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        self.start_release()
+
+    def start_release(self) -> None:
+        table, plan = self.document.table, self.document.budgeted()
+        assert table is not None
+        ledger_path, budget = default_ledger_path(), self.dataset_budget()
+
+        def run() -> Release:
+            ledger = Ledger(ledger_path)
+            known = ledger.has_dataset(plan.dataset.name)
+            return release(table, plan, ledger, dataset_budget=None if known else budget)
+
+        self.task = Task(run)
+        self.task.finished.connect(self._released)
+        self.task.failed.connect(self._failed)
+        self.release_button.setEnabled(False)
+        self.busy.show()
+        self.status.setText("Releasing… (the window stays usable)")
+        self.task.start()
+
+    def _released(self, result: Release) -> None:
+        self.task = None
+        self.busy.hide()
+        self.result = result
+        self.show_result(result)
+        self.export_button.setEnabled(True)
+        self.document.changed.emit()  # the budget panel reads the ledger again
+        self.status.setText(
+            f"Released and recorded in the ledger as entry {result.ledger['entry']}. "
+            "Only the values below may be published; export them as CSV and JSON."
+        )
+
+    def _failed(self, exc: BaseException) -> None:
+        self.task = None
+        self.busy.hide()
+        self.refresh()
+        message = str(exc) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}. Nothing was shown."
+        QMessageBox.warning(self, "The release failed", message)
+
+    def show_result(self, result: Release) -> None:
+        rows = [(s, c) for s in result.statistics for c in s.cells]
+        self.results.setRowCount(len(rows))
+        for row, (statistic, cell) in enumerate(rows):
+            texts = [
+                statistic.label, cell.label,
+                "" if cell.value is None else readable(cell.value),
+                "" if cell.error is None else f"± {readable(cell.error)}",
+                f"{statistic.epsilon:.3g}", f"{statistic.delta:.2g}", statistic.mechanism, cell.note,
+            ]
+            for column, text in enumerate(texts):
+                self.results.setItem(row, column, QTableWidgetItem(text))
+
+    def choose_export(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export the released values to a folder")
+        if folder:
+            self.export_to(Path(folder))
+
+    def export_to(self, folder: Path) -> tuple[Path, Path] | None:
+        assert self.result is not None
+        try:
+            written = write_results(self.result, folder)
+        except (OSError, WorkbenchError) as exc:
+            QMessageBox.warning(self, "The results could not be written", f"{exc}. Choose another folder.")
+            return None
+        self.status.setText(f"Wrote {written[0]} and {written[1]}.")
+        return written
+
+
+def readable(value: float) -> str:
+    """Large numbers in full with thousands separators; small ones to four significant digits."""
+    return f"{value:,.0f}" if abs(value) >= 10_000 else f"{value:,.4g}"
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,163 @@
+"""Step 4: the statistics to release: add, remove, reorder; each optionally by group."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.mechanisms import MechanismKind
+from workbench.core.plan import Budget, PlannedStatistic
+from workbench.core.schema import CategoricalColumn, NumericColumn
+from workbench.core.statistics import STATISTIC_TYPES, Count, Statistic
+from workbench.gui.document import PlanDocument
+
+NEEDS = {"count": None, "sum": NumericColumn, "mean": NumericColumn, "histogram": CategoricalColumn}
+WORDS = {
+    "count": "the number of rows",
+    "sum": "the total of a numeric column",
+    "mean": "the average of a numeric column",
+    "histogram": "how many rows fall in each category (by another column: a cross-tabulation)",
+}
+MECHANISM_WORDS = {
+    "laplace": "Laplace noise: pure ε-differential privacy (δ = 0)",
+    "gaussian": "Gaussian noise: (ε, δ)-differential privacy; smaller errors when many statistics are released",
+}
+NO_GROUP = "(all rows)"
+
+
+class StatisticsPage(QWidget):
+    def __init__(self, document: PlanDocument) -> None:
+        super().__init__()
+        self.document = document
+        self.type = QComboBox()
+        self.type.addItems(list(STATISTIC_TYPES))
+        for i, name in enumerate(STATISTIC_TYPES):
+            self.type.setItemData(i, WORDS.get(name, ""), 3)
+        self.type.setAccessibleName("statistic")
+        self.column = QComboBox()
+        self.column.setAccessibleName("column")
+        self.by = QComboBox()
+        self.by.setAccessibleName("by group")
+        self.by.setToolTip("Release the statistic for each category of this column. The groups share one ε.")
+        self.mechanism = QComboBox()
+        self.mechanism.addItems([m.value for m in MechanismKind])
+        for i, m in enumerate(MechanismKind):
+            self.mechanism.setItemData(i, MECHANISM_WORDS[m.value], 3)
+        self.mechanism.setAccessibleName("mechanism")
+        self.add = QPushButton("&Add")
+        self.remove = QPushButton("&Remove")
+        self.up = QPushButton("Move &up")
+        self.down = QPushButton("Move &down")
+        self.list = QTableWidget(0, 4)
+        self.list.setHorizontalHeaderLabels(["Statistic", "Mechanism", "Weight", "Method"])
+        self.list.horizontalHeaderItem(2).setToolTip(
+            "Statistics share the total ε in proportion to their weights (Budget & preview step)."
+        )
+        self.list.verticalHeader().hide()
+        self.list.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.list.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.list.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.list.horizontalHeader().setStretchLastSection(True)
+
+        chooser = QHBoxLayout()
+        for label, widget in (("Statistic:", self.type), ("of", self.column), ("by", self.by), ("with", self.mechanism)):
+            chooser.addWidget(QLabel(label))
+            chooser.addWidget(widget)
+        chooser.addWidget(self.add)
+        chooser.addStretch()
+        order = QHBoxLayout()
+        for button in (self.remove, self.up, self.down):
+            order.addWidget(button)
+        order.addStretch()
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h3>What to release</h3>"))
+        layout.addLayout(chooser)
+        layout.addWidget(self.list)
+        layout.addLayout(order)
+
+        self.type.currentTextChanged.connect(self._offer_columns)
+        self.add.clicked.connect(self._add)
+        self.remove.clicked.connect(self._remove)
+        self.up.clicked.connect(lambda: self._move(-1))
+        self.down.clicked.connect(lambda: self._move(1))
+        document.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self._offer_columns()
+        groups = [s.name for s in self.document.plan.schema.columns if isinstance(s, CategoricalColumn)]
+        current = self.by.currentText()
+        self.by.clear()
+        self.by.addItems([NO_GROUP, *groups])
+        self.by.setCurrentText(current if current in groups else NO_GROUP)
+        plan = self.document.plan
+        selected = self.list.currentRow()
+        self.list.setRowCount(len(plan.statistics))
+        for row, planned in enumerate(plan.statistics):
+            try:
+                method = planned.statistic.method(plan.schema)
+            except Exception as exc:  # the column was described differently since: say so in the row
+                method = f"⚠ {exc}"
+            weight = "locked ε" if planned.weight is None else f"{planned.weight:g}"
+            for column, text in enumerate((planned.statistic.label, planned.mechanism.value, weight, method)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.list.setItem(row, column, item)
+        if 0 <= selected < len(plan.statistics):
+            self.list.selectRow(selected)
+
+    def _offer_columns(self) -> None:
+        need = NEEDS.get(self.type.currentText())
+        current = self.column.currentText()
+        names = [s.name for s in self.document.plan.schema.columns if need is not None and isinstance(s, need)]
+        self.column.clear()
+        self.column.addItems(names or (["rows"] if need is None else []))
+        self.column.setEnabled(need is not None)
+        if current in names:
+            self.column.setCurrentText(current)
+        self.add.setEnabled(need is None or bool(names))
+
+    def new_statistic(self) -> Statistic:
+        kind = STATISTIC_TYPES[self.type.currentText()]
+        by = None if self.by.currentText() in ("", NO_GROUP) else self.by.currentText()
+        if kind is Count:
+            return Count(by=by)
+        return kind(column=self.column.currentText(), by=by)  # type: ignore[call-arg]
+
+    def _add(self) -> None:
+        plan = self.document.plan
+        mechanism = MechanismKind(self.mechanism.currentText())
+        planned = PlannedStatistic(self.new_statistic(), mechanism, Budget(plan.total.epsilon), weight=1.0)
+        self.document.update(replace(plan, statistics=(*plan.statistics, planned)))
+        self.list.selectRow(len(plan.statistics))
+
+    def _remove(self) -> None:
+        row = self.list.currentRow()
+        plan = self.document.plan
+        if 0 <= row < len(plan.statistics):
+            statistics = plan.statistics[:row] + plan.statistics[row + 1 :]
+            self.document.update(replace(plan, statistics=statistics))
+
+    def _move(self, step: int) -> None:
+        row = self.list.currentRow()
+        plan = self.document.plan
+        target = row + step
+        if 0 <= row < len(plan.statistics) and 0 <= target < len(plan.statistics):
+            statistics = list(plan.statistics)
+            statistics[row], statistics[target] = statistics[target], statistics[row]
+            self.document.update(replace(plan, statistics=tuple(statistics)))
+            self.list.selectRow(target)
+
+
