@@ -1,8 +1,10 @@
 import importlib.util
+from pathlib import Path
 
 import pandas as pd
 
-from conftest import ROOT, SAMPLE
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "resources" / "sample" / "household_survey.csv"
 
 
 def test_sample_dataset_is_reproduced_byte_for_byte_by_its_script(tmp_path):

@@ -59,15 +59,26 @@ class Noise:
         return discrete_gaussian_halfwidth(self.scale, confidence)
 
 
-def calibrate(kind: MechanismKind, sensitivity: float, epsilon: float, delta: float = 0.0) -> Noise:
-    """The least noise that makes a query of this sensitivity (epsilon, delta)-DP."""
+def calibrate(
+    kind: MechanismKind, sensitivity: float, epsilon: float, delta: float = 0.0, verified: bool = True
+) -> Noise:
+    """The least noise that makes a query of this sensitivity (epsilon, delta)-DP.
+
+    ``verified=False`` skips OpenDP's check of the scale (which can raise it by a few
+    parts in a billion): for previews that must keep up with a slider, never for a release.
+    """
     check_epsilon(epsilon)
     if sensitivity == 0:
         return Noise(kind, 0.0, 0.0, 0.0, 0.0)
     if kind is MechanismKind.LAPLACE:
-        return Noise(kind, sensitivity, _laplace_scale(int(sensitivity), epsilon), epsilon, 0.0)
+        scale = _laplace_scale(int(sensitivity), epsilon) if verified else sensitivity / epsilon
+        return Noise(kind, sensitivity, scale, epsilon, 0.0)
     check_delta(delta)
-    return Noise(kind, sensitivity, _gaussian_scale(float(sensitivity), epsilon, delta), epsilon, delta)
+    if verified:
+        scale = _gaussian_scale(float(sensitivity), epsilon, delta)
+    else:
+        scale = sensitivity / math.sqrt(2.0 * _cached_largest_rho(epsilon, delta))
+    return Noise(kind, sensitivity, scale, epsilon, delta)
 
 
 def check_epsilon(epsilon: float) -> None:
@@ -149,11 +160,29 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
 
 
 def _largest_rho(epsilon: float, delta: float) -> float:
-    low, high = 0.0, epsilon
-    for _ in range(60):  # to 2^-60 of epsilon
-        middle = (low + high) / 2
-        low, high = (middle, high) if zcdp_to_epsilon(middle, delta) <= epsilon else (low, middle)
-    return low
+    """The largest rho whose CKS20 conversion gives at most epsilon at delta.
+
+    epsilon(rho) <= epsilon iff some alpha has rho*alpha + g(alpha) <= epsilon, so the answer
+    is max over alpha of (epsilon - g(alpha)) / alpha: one maximisation, searched on a log
+    grid and refined by ternary search (the candidate is then checked by OpenDP).
+    """
+    log_inv_delta = math.log(1 / delta)
+
+    def h(alpha: float) -> float:
+        g = (log_inv_delta + (alpha - 1) * math.log1p(-1 / alpha) - math.log(alpha)) / (alpha - 1)
+        return (epsilon - g) / alpha
+
+    grid = [1.0 + 10 ** (k / 40.0) for k in range(-320, 321)]  # alpha - 1 from 1e-8 to 1e8
+    values = [h(a) for a in grid]
+    best = max(range(len(grid)), key=values.__getitem__)
+    low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    for _ in range(80):
+        a, b = low + (high - low) / 3, high - (high - low) / 3
+        low, high = (a, high) if h(a) < h(b) else (low, b)
+    return max(0.0, h((low + high) / 2), values[best])
+
+
+_cached_largest_rho = lru_cache(maxsize=4096)(_largest_rho)
 
 
 @lru_cache(maxsize=256)

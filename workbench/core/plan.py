@@ -84,14 +84,15 @@ class PlannedStatistic:
     target_error: float | None = None
     weight: float | None = None
 
-    def noises(self, schema: Schema) -> tuple[Noise, ...]:
-        """Calibrated noise for each query of the statistic; touches no data."""
+    def noises(self, schema: Schema, verified: bool = True) -> tuple[Noise, ...]:
+        """Calibrated noise for each query of the statistic; touches no data (``verified``: see ``calibrate``)."""
         return tuple(
             calibrate(
                 self.mechanism,
                 q.sensitivity.l1 if self.mechanism is MechanismKind.LAPLACE else q.sensitivity.l2,
                 self.budget.epsilon * q.share,
                 self.budget.delta * q.share,
+                verified,
             )
             for q in self.statistic.queries(schema)
         )
@@ -173,12 +174,12 @@ class ReleasePlan:
                 f"{10 ** math.floor(math.log10(0.01 / size)):g}."
             )
 
-    def events(self) -> list[MechanismEvent]:
+    def events(self, verified: bool = True) -> list[MechanismEvent]:
         """One privacy event per noisy query of the plan, computed from public inputs only."""
         return [
             MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise, query.unit, query.scalar)
             for planned in self.statistics
-            for query, noise in zip(planned.statistic.queries(self.schema), planned.noises(self.schema))
+            for query, noise in zip(planned.statistic.queries(self.schema), planned.noises(self.schema, verified))
         ]
 
     def guarantee(self) -> Guarantee:

@@ -21,7 +21,9 @@ MIN_EPSILON, MAX_EPSILON = 1e-4, 100.0
 _SEARCH_STEPS = 16  # ε to 2e-4 relative, below the 3-digit rounding that follows
 
 
-def expected_error(planned: PlannedStatistic, schema: Schema, size_estimate: float | None, confidence: float) -> float:
+def expected_error(
+    planned: PlannedStatistic, schema: Schema, size_estimate: float | None, confidence: float, verified: bool = True
+) -> float:
     """Half-width of the noise interval of ``planned`` at ``confidence`` (per cell).
 
     For a statistic by group whose error depends on the size (a mean), the size is that
@@ -30,7 +32,7 @@ def expected_error(planned: PlannedStatistic, schema: Schema, size_estimate: flo
     statistic = planned.statistic
     if size_estimate and statistic.by:
         size_estimate = size_estimate / len(statistic.groups(schema))
-    return statistic.error_bound(planned.noises(schema), schema, size_estimate, confidence)
+    return statistic.error_bound(planned.noises(schema, verified), schema, size_estimate, confidence)
 
 
 def epsilon_for_error(

@@ -109,10 +109,14 @@ class BudgetPanel(QWidget):
         if cost is not None and self.record is not None:
             after = self._spent_after(plan, cost)
         share = after / total.epsilon if total.epsilon > 0 else 1.0
-        self.bar.setValue(min(1000, int(round(share * 1000))))
+        value = min(1000, int(round(share * 1000)))
+        if value != self.bar.value():
+            self.bar.setValue(value)
         self.bar.setFormat(f"spent {spent_before:.3g} + this plan → {after:.3g} of ε = {total.epsilon:g}")
         over = share > 1.0 + 1e-9
-        self.bar.setStyleSheet("QProgressBar::chunk { background: #c0392b; }" if over else "")
+        style = "QProgressBar::chunk { background: #c0392b; }" if over else ""
+        if style != self.bar.styleSheet():
+            self.bar.setStyleSheet(style)
         if over:
             self.bar.setToolTip("This plan would overspend the dataset's budget: the release would be refused.")
 
@@ -132,7 +136,7 @@ class BudgetPanel(QWidget):
             ledger = Ledger(default_ledger_path())
             events = [event for entry in ledger.entries(plan.dataset.name) if entry.kind == "release"
                       for event in _events(entry.data)]
-            return compose([*events, *plan.events()], delta=self.record.budget.delta).epsilon  # type: ignore[union-attr]
+            return compose([*events, *plan.events(verified=False)], delta=self.record.budget.delta, tight=False).epsilon  # type: ignore[union-attr]
         except WorkbenchError:
             return (self.record.spent.epsilon if self.record else 0.0) + cost.epsilon
 

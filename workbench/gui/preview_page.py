@@ -36,7 +36,7 @@ from workbench.core.plan import Budget
 from workbench.core.planner import expected_error, relative_reference
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
-from workbench.gui.release_page import readable
+from workbench.gui.formatting import readable
 
 LOG_MIN, LOG_MAX, STEPS = -2.0, 1.0, 600  # the slider spans ε = 0.01 to 10 on a log scale
 HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error"]
@@ -82,8 +82,10 @@ class PreviewPage(QWidget):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized once per change of the statistics, not on every slider move (that re-measures every cell)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self._sized_for: tuple = ()
         self.table.horizontalHeaderItem(4).setToolTip(
             "Half-width of the interval that holds the noise with 95% probability, in the statistic's units."
         )
@@ -91,6 +93,10 @@ class PreviewPage(QWidget):
         self.plot.setLabel("bottom", "noise added (in the statistic's units)")
         self.plot.setLabel("left", "probability")
         self.plot.setMinimumHeight(220)
+        # one curve and two lines, updated in place (clearing and re-adding items on every slider
+        # move is slow, and crashed PySide6 with pyqtgraph in a refcount error)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen("#2c6fbb", width=2), fillLevel=0, brush=(44, 111, 187, 60))
+        self.edges = [self.plot.addLine(x=0, pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine)) for _ in range(2)]
         self.plot_title = QLabel("Select a statistic to see its noise.")
         self.budget = BudgetPanel()
         self.budget.total_epsilon.valueChanged.connect(self.schedule)
@@ -201,7 +207,7 @@ class PreviewPage(QWidget):
             epsilon_text, error_text, relative_text = f"{shown.budget.epsilon:.3g}", "—", ""
             error = None
             try:
-                error = expected_error(shown, plan.schema, size, plan.confidence)
+                error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
                 error_text = f"± {readable(error)}" if math.isfinite(error) else "needs a size estimate"
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):
@@ -213,18 +219,27 @@ class PreviewPage(QWidget):
             self.errors.append(error)
             items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text]
             for column, text in enumerate(items):
-                if text is not None:
-                    item = QTableWidgetItem(text)
-                    item.setToolTip(text)
+                if text is None:
+                    continue
+                item = self.table.item(row, column)
+                if item is None:
+                    item = QTableWidgetItem()
                     self.table.setItem(row, column, item)
+                if item.text() != text:
+                    item.setText(text)
+                    item.setToolTip(text)
             self._show_controls(row, planned)
         if plan.statistics:
             self.table.selectRow(selected if 0 <= selected < len(plan.statistics) else 0)
+        shape = tuple(p.statistic for p in plan.statistics)
+        if shape != self._sized_for:
+            self._sized_for = shape
+            self.table.resizeColumnsToContents()
 
         cost, problem_text = None, None
         if budgeted is not None:
             try:
-                cost = compose(budgeted.events(), delta=budgeted.total.delta, tight=False)
+                cost = compose(budgeted.events(verified=False), delta=budgeted.total.delta, tight=False)
             except WorkbenchError as exc:
                 problem_text = str(exc)
         else:
@@ -253,27 +268,33 @@ class PreviewPage(QWidget):
         for widget in (weight, lock):
             widget.blockSignals(False)
 
+    def _clear_plot(self) -> None:
+        self.curve.setData([], [])
+        for line in self.edges:
+            line.hide()
+
     def draw_noise(self) -> None:
-        self.plot.clear()
         row = self.table.currentRow()
         plan = self.document.plan
         if not 0 <= row < len(plan.statistics):
+            self._clear_plot()
             return
         try:
             planned = self.document.budgeted().statistics[row]
-            noise = planned.noises(plan.schema)[0]
+            noise = planned.noises(plan.schema, verified=False)[0]
             unit = planned.statistic.queries(plan.schema)[0].unit
         except (WorkbenchError, IndexError):
             self.plot_title.setText("No noise to show for this statistic yet.")
+            self._clear_plot()
             return
         halfwidth = noise.halfwidth(plan.confidence)
         span = max(1.6 * halfwidth, 3.0)
         steps = [span * (i / 200.0 - 1.0) for i in range(401)]
         probability = noise_probability(noise.kind.value, noise.scale, steps)
-        self.plot.plot([z * unit for z in steps], probability, pen=pg.mkPen("#2c6fbb", width=2),
-                       fillLevel=0, brush=(44, 111, 187, 60))
-        for edge in (-halfwidth * unit, halfwidth * unit):
-            self.plot.addLine(x=edge, pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine))
+        self.curve.setData([z * unit for z in steps], probability)
+        for line, edge in zip(self.edges, (-halfwidth * unit, halfwidth * unit)):
+            line.setValue(edge)
+            line.show()
         self.plot_title.setText(
             f"Noise of <b>{planned.statistic.label}</b> ({noise.kind.value}, ε = {noise.epsilon:.3g}"
             f"{f', δ = {noise.delta:.2g}' if noise.delta else ''}): 95% of draws fall between the red lines "

@@ -26,6 +26,7 @@ from workbench.core.export import write_results
 from workbench.core.ledger import Ledger, default_ledger_path
 from workbench.core.release import Release, release
 from workbench.gui.document import PlanDocument
+from workbench.gui.formatting import readable
 from workbench.gui.workers import Task
 
 HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "ε", "δ", "Mechanism", "Note"]
@@ -69,8 +70,12 @@ class ReleasePage(QWidget):
         self.ask = True  # tests and the smoke test answer the confirmation themselves
         self.refresh()
 
+    def showEvent(self, event) -> None:  # checked when the step is opened, not on every edit elsewhere
+        super().showEvent(event)
+        self.refresh()
+
     def refresh(self) -> None:
-        if self.task is not None:
+        if self.task is not None or not self.isVisible():
             return
         problems = self.document.problems()
         self.release_button.setEnabled(not problems)
@@ -108,6 +113,9 @@ class ReleasePage(QWidget):
         )
 
     def confirm_and_release(self) -> None:
+        if self.document.problems():
+            self.refresh()
+            return
         try:
             text = self.confirmation_text()
         except WorkbenchError as exc:
@@ -183,11 +191,6 @@ class ReleasePage(QWidget):
             return None
         self.status.setText(f"Wrote {written[0]} and {written[1]}.")
         return written
-
-
-def readable(value: float) -> str:
-    """Large numbers in full with thousands separators; small ones to four significant digits."""
-    return f"{value:,.0f}" if abs(value) >= 10_000 else f"{value:,.4g}"
 
 
 def _html(text: str) -> str:
