@@ -6,8 +6,24 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QProgressBar, QPushButton, QHBoxLayout, QSplitter, QTableView, QVBoxLayout, QWidget
 
-from workbench.core.io import Table, propose_kinds
+from dataclasses import dataclass
+
+from workbench.core.io import ColumnProposal, Table, propose_kinds
 from workbench.gui.table_model import PREVIEW_ROWS, ColumnProposalModel, FramePreviewModel
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedTable:
+    """A table and what the first step shows of it, all computed off the GUI thread."""
+
+    table: Table
+    proposals: tuple[ColumnProposal, ...]
+    missing: tuple[int, ...]
+
+    @classmethod
+    def of(cls, table: Table) -> "LoadedTable":
+        frame = table.frame
+        return cls(table, propose_kinds(table), tuple(int(frame[c].isna().sum()) for c in frame.columns))
 
 
 class DataPage(QWidget):
@@ -46,11 +62,11 @@ class DataPage(QWidget):
     def hide_loading(self) -> None:
         self.loading.hide()
 
-    def show_table(self, table: Table) -> None:
+    def show_table(self, loaded: LoadedTable) -> None:
+        table = loaded.table
         frame = table.frame
         self.preview.setModel(FramePreviewModel(frame, self))
-        missing = [int(frame[c].isna().sum()) for c in frame.columns]
-        self.columns.setModel(ColumnProposalModel(propose_kinds(table), missing, self))
+        self.columns.setModel(ColumnProposalModel(loaded.proposals, loaded.missing, self))
         self.columns.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.columns.horizontalHeader().setStretchLastSection(True)
         self.preview.resizeColumnsToContents()

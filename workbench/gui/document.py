@@ -11,10 +11,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from workbench.core.io import ColumnKind, Table, propose_kinds
+from typing import Sequence
+
+from workbench.core.io import ColumnKind, ColumnProposal, Table, propose_kinds
 from workbench.core.mechanisms import MechanismKind
 from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
 from workbench.core.planner import budget_plan
+from workbench.core.prepare import check_columns_exist
 from workbench.core.errors import WorkbenchError
 from workbench.core.schema import (
     CategoricalColumn,
@@ -30,10 +33,10 @@ def empty_plan(name: str = "Untitled dataset") -> ReleasePlan:
     return ReleasePlan(DatasetDescription(name), Schema(()), (), Budget(1.0))
 
 
-def described_columns(table: Table) -> tuple[ColumnSpec, ...]:
+def described_columns(table: Table, proposals: Sequence[ColumnProposal] | None = None) -> tuple[ColumnSpec, ...]:
     """A first description from the file's storage types; bounds stay empty (never read off the data)."""
     specs: list[ColumnSpec] = []
-    for proposal in propose_kinds(table):
+    for proposal in proposals if proposals is not None else propose_kinds(table):
         if proposal.kind is ColumnKind.NUMERIC:
             specs.append(NumericColumn(proposal.name))
         elif proposal.kind is ColumnKind.CATEGORICAL:
@@ -66,11 +69,13 @@ class PlanDocument(QObject):
             self.dirty = True
             self.changed.emit()
 
-    def set_table(self, table: Table) -> None:
+    def set_table(self, table: Table, proposals: Sequence[ColumnProposal] | None = None) -> None:
         """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh."""
         self.table = table
         known = {spec.name: spec for spec in self.plan.schema.columns}
-        columns = tuple(known.get(spec.name, spec) for spec in described_columns(table))
+        described = tuple(known.get(spec.name, spec) for spec in described_columns(table, proposals))
+        absent = tuple(spec for spec in self.plan.schema.columns if spec.name not in table.columns)
+        columns = described + absent  # a plan for other data keeps its columns; the release step says so
         dataset = self.plan.dataset
         if not self.plan.schema.columns:
             dataset = replace(dataset, name=table.source.stem)
@@ -113,6 +118,8 @@ class PlanDocument(QObject):
         if not self.plan.statistics:
             problems.append("Add at least one statistic.")
         try:
+            if self.table is not None:
+                check_columns_exist(self.table, self.plan.schema)  # the most basic problem first
             self.budgeted().validate()
         except WorkbenchError as exc:
             problems.append(str(exc))

@@ -16,7 +16,7 @@ from workbench import __version__
 from workbench.core.errors import WorkbenchError
 from workbench.core.io import SUPPORTED, Table, load_table
 from workbench.gui.columns_page import ColumnsPage
-from workbench.gui.data_page import DataPage
+from workbench.gui.data_page import DataPage, LoadedTable
 from workbench.gui.document import PlanDocument
 from workbench.gui.preview_page import PreviewPage
 from workbench.gui.release_page import ReleasePage
@@ -33,6 +33,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.document = PlanDocument()
         self.loading: Task | None = None
+        self.shown: LoadedTable | None = None  # the table on show, with its proposals
         self.resize(1280, 820)
         self.setAcceptDrops(True)
 
@@ -82,7 +83,7 @@ class MainWindow(QMainWindow):
             self.loading.cancel()
         self.data_page.show_loading(path.name)
         self.statusBar().showMessage(f"Loading {path}…")
-        task = Task(lambda: load_table(path))
+        task = Task(lambda: LoadedTable.of(load_table(path)))
         task.finished.connect(lambda table: self._loaded(task, table))
         task.failed.connect(lambda exc: self._load_failed(task, path, exc))
         self.loading = task
@@ -94,32 +95,36 @@ class MainWindow(QMainWindow):
             self.loading = None
         self.data_page.hide_loading()
         self.statusBar().showMessage("Loading cancelled; nothing changed.")
-        if self.document.table is not None:
-            self.data_page.show_table(self.document.table)
+        if self.shown is not None:
+            self.data_page.show_table(self.shown)
         else:
             self.data_page.summary.setText("Open a table with File > Open, or drop a file onto this window.")
 
-    def _loaded(self, task: Task, table: Table) -> None:
+    def _loaded(self, task: Task, loaded: LoadedTable) -> None:
         if task is not self.loading:
             return
         self.loading = None
-        self.show_table(table)
+        self.show_table(loaded)
 
     def _load_failed(self, task: Task, path: Path, exc: BaseException) -> None:
         if task is not self.loading:
             return
         self.loading = None
         self.data_page.hide_loading()
-        if self.document.table is not None:
-            self.data_page.show_table(self.document.table)
+        if self.shown is not None:
+            self.data_page.show_table(self.shown)
         message = str(exc) if isinstance(exc, WorkbenchError) else f"{path.name} could not be read: {exc}"
         self.statusBar().showMessage(f"{path.name} was not opened.")
         QMessageBox.warning(self, "The file cannot be opened", message)
 
-    def show_table(self, table: Table) -> None:
+    def show_table(self, loaded: LoadedTable | Table) -> None:
+        if isinstance(loaded, Table):
+            loaded = LoadedTable.of(loaded)
+        table = loaded.table
+        self.shown = loaded
         self.data_page.hide_loading()
-        self.document.set_table(table)
-        self.data_page.show_table(table)
+        self.document.set_table(table, loaded.proposals)
+        self.data_page.show_table(loaded)
         self._remember(table.source)
         self.statusBar().showMessage(f"Loaded {table.source}")
 
@@ -170,8 +175,8 @@ class MainWindow(QMainWindow):
         except (WorkbenchError, OSError) as exc:
             QMessageBox.warning(self, "The plan cannot be opened", f"{exc}\n\nYour current plan is unchanged.")
             return False
-        if self.document.table is not None:
-            self.document.set_table(self.document.table)  # describe columns the plan does not mention
+        if self.shown is not None:
+            self.document.set_table(self.shown.table, self.shown.proposals)  # describe columns the plan does not mention
             self.document.dirty = False
         self.statusBar().showMessage(f"Opened the plan {path}")
         return True
