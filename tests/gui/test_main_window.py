@@ -193,3 +193,20 @@ def test_a_plan_for_other_data_loses_nothing_and_the_release_step_says_why(qtbot
     window.tabs.setCurrentWidget(window.release_page)
     assert not window.release_page.release_button.isEnabled()
     assert "not in other.csv" in window.release_page.status.text()
+
+
+def test_an_accuracy_target_buys_the_epsilon_it_needs(qtbot, window, sample_plan_path):
+    assert window.open_plan(sample_plan_path)
+    page = window.preview_page
+    page.recompute()
+    target = page.table.cellWidget(0, 6)  # count of rows
+    target.setText("50")
+    target.editingFinished.emit()
+    page.recompute()
+    planned = window.document.plan.statistics[0]
+    assert planned.target_error == 50 and page.errors[0] <= 50
+    epsilon = float(page.table.item(0, 3).text())
+    assert 0.1 < epsilon < 1.0  # ± 240 at ε = 0.1 before; ±50 needs about five times more
+    target.setText("-3")
+    target.editingFinished.emit()
+    assert "ffd6d6" in target.styleSheet() and window.document.plan.statistics[0].target_error == 50

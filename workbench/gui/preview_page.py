@@ -39,7 +39,7 @@ from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import readable
 
 LOG_MIN, LOG_MAX, STEPS = -2.0, 1.0, 600  # the slider spans ε = 0.01 to 10 on a log scale
-HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error"]
+HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)"]
 
 
 def slider_to_epsilon(position: int) -> float:
@@ -86,6 +86,10 @@ class PreviewPage(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self._sized_for: tuple = ()
+        self.table.horizontalHeaderItem(6).setToolTip(
+            "The accuracy you need, e.g. 50 for 'within ±50 with 95% confidence'. The statistic then gets the "
+            "smallest ε that achieves it; the others share what is left of the total. Empty: by weight."
+        )
         self.table.horizontalHeaderItem(4).setToolTip(
             "Half-width of the interval that holds the noise with 95% probability, in the statistic's units."
         )
@@ -171,6 +175,23 @@ class PreviewPage(QWidget):
         plan = self.document.plan
         statistics = list(plan.statistics)
         statistics[row] = replace(statistics[row], weight=value)
+        self.document.update(replace(plan, statistics=tuple(statistics)))
+
+    def _target_changed(self, row: int, field: QLineEdit) -> None:
+        plan = self.document.plan
+        text = field.text().strip()
+        try:
+            target = float(text) if text else None
+            if target is not None and not (target > 0 and math.isfinite(target)):
+                raise ValueError(text)
+        except ValueError:
+            field.setStyleSheet("background-color: #ffd6d6;")
+            field.setToolTip("The target must be a positive number, such as 50, or empty.")
+            return
+        field.setStyleSheet("")
+        statistics = list(plan.statistics)
+        weight = statistics[row].weight if statistics[row].weight is not None else 1.0
+        statistics[row] = replace(statistics[row], target_error=target, weight=weight)
         self.document.update(replace(plan, statistics=tuple(statistics)))
 
     def _lock_changed(self, row: int, locked: bool) -> None:
@@ -267,6 +288,17 @@ class PreviewPage(QWidget):
         lock.setAccessibleName(f"lock ε of {planned.statistic.label}")
         for widget in (weight, lock):
             widget.blockSignals(False)
+        target = self.table.cellWidget(row, 6)
+        if not isinstance(target, QLineEdit):
+            target = QLineEdit()
+            target.setPlaceholderText("by weight")
+            target.editingFinished.connect(lambda r=row, f=target: self._target_changed(r, f))
+            self.table.setCellWidget(row, 6, target)
+        target.setAccessibleName(f"accuracy target of {planned.statistic.label}")
+        if not target.hasFocus():
+            target.setText("" if planned.target_error is None else f"{planned.target_error:g}")
+        lock.setEnabled(planned.target_error is None)
+        weight.setEnabled(planned.weight is not None and planned.target_error is None)
 
     def _clear_plot(self) -> None:
         self.curve.setData([], [])
