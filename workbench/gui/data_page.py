@@ -43,6 +43,7 @@ class DataPage(QWidget):
         self.loading.hide()
         self.preview = QTableView()
         self.preview.setAlternatingRowColors(True)
+        self.preview.horizontalHeader().setResizeContentsPrecision(50)  # size columns from 50 rows, not all 500
         self.columns = QTableView()
         self.columns.verticalHeader().hide()
         self.columns.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)

@@ -33,6 +33,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.document = PlanDocument()
         self.loading: Task | None = None
+        self.settings = QSettings("DP Workbench", "DP Workbench")  # recent files; opened once (slow to open)
         self.shown: LoadedTable | None = None  # the table on show, with its proposals
         self.resize(1280, 820)
         self.setAcceptDrops(True)
@@ -129,18 +130,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Loaded {table.source}")
 
     # -- recent files and drag & drop --------------------------------------------------------------
-    def _settings(self) -> QSettings:
-        return QSettings("DP Workbench", "DP Workbench")
-
     def _remember(self, path: Path) -> None:
-        settings = self._settings()
+        settings = self.settings
         recent = [p for p in (settings.value(RECENT_KEY) or []) if p != str(path.resolve())]
         settings.setValue(RECENT_KEY, [str(path.resolve()), *recent][:RECENT_MAX])
         self._fill_recent()
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        recent = self._settings().value(RECENT_KEY) or []
+        recent = self.settings.value(RECENT_KEY) or []
         for path in recent if isinstance(recent, list) else [recent]:
             self.recent_menu.addAction(QAction(path, self, triggered=lambda _=False, p=path: self.open_any(Path(p))))
         self.recent_menu.setEnabled(bool(recent))

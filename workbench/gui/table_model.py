@@ -20,6 +20,11 @@ class FramePreviewModel(QAbstractTableModel):
     def __init__(self, frame: pd.DataFrame, parent: Any = None) -> None:
         super().__init__(parent)
         self._frame = frame.head(PREVIEW_ROWS)
+        # texts built once, column by column: a view asks for every cell, and pandas' per-cell access is slow
+        self._texts = [
+            ["" if pd.isna(v) else str(v) for v in self._frame[c].tolist()] for c in self._frame.columns
+        ]
+        self._numeric = [pd.api.types.is_numeric_dtype(self._frame[c]) for c in self._frame.columns]
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._frame)
@@ -30,10 +35,9 @@ class FramePreviewModel(QAbstractTableModel):
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        value = self._frame.iat[index.row(), index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return "" if pd.isna(value) else str(value)
-        if role == Qt.ItemDataRole.TextAlignmentRole and pd.api.types.is_number(value):
+            return self._texts[index.column()][index.row()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and self._numeric[index.column()]:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
