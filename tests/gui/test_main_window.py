@@ -124,7 +124,11 @@ def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, samp
     written = page.export_to(tmp_path / "out")
     assert json.loads(written[1].read_text())["ledger"]["entry"] == page.result.ledger["entry"]
     window.preview_page.recompute()  # the budget panel now lists the release
-    assert window.preview_page.budget.history.topLevelItemCount() == 1
+    budget = window.preview_page.budget
+    assert budget.history.topLevelItemCount() == 1
+    assert "refining" in budget.plan_cost.text()  # quick accounting while the slider may move
+    qtbot.waitUntil(lambda: "refining" not in budget.plan_cost.text(), timeout=10_000)
+    assert "spent 1 + this plan" in budget.bar.format() and "of ε = 3" in budget.bar.format()
 
 
 def test_an_overspending_release_is_refused_with_the_amount(qtbot, window, warnings, sample_path, sample_plan_path):

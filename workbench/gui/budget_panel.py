@@ -84,12 +84,15 @@ class BudgetPanel(QWidget):
             delta = -1.0  # the core refuses it with a clear message
         return Guarantee(self.total_epsilon.value(), delta, "total budget")
 
-    def show_plan(self, plan: ReleasePlan, cost: Guarantee | None, problem: str | None = None) -> None:
+    def show_plan(self, plan: ReleasePlan, cost: Guarantee | None, problem: str | None = None, tight: bool = False) -> None:
+        """Show ``cost``; ``tight``: it comes from the tightest accountant (else a quick valid one)."""
         if cost is None:
             self.plan_cost.setText(f"<b>This plan</b>: not ready — {problem}")
         else:
+            settled = "" if tight else " (refining…)"
             self.plan_cost.setText(
-                f"<b>This plan</b>: ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g} <br><small>by {cost.method}</small>"
+                f"<b>This plan</b>: ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g}{settled}"
+                f"<br><small>by {cost.method}</small>"
             )
         self.record = self._read_ledger(plan.dataset.name)
         self.new_dataset.setVisible(self.record is None)
@@ -107,7 +110,7 @@ class BudgetPanel(QWidget):
             self._fill_history(plan.dataset.name)
         after = spent_before + (cost.epsilon if cost else 0.0)
         if cost is not None and self.record is not None:
-            after = self._spent_after(plan, cost)
+            after = self._spent_after(plan, cost, tight)
         share = after / total.epsilon if total.epsilon > 0 else 1.0
         value = min(1000, int(round(share * 1000)))
         if value != self.bar.value():
@@ -131,12 +134,13 @@ class BudgetPanel(QWidget):
             self.ledger_state.setText(f"The ledger cannot be read: {exc}")
             return None
 
-    def _spent_after(self, plan: ReleasePlan, cost: Guarantee) -> float:
+    def _spent_after(self, plan: ReleasePlan, cost: Guarantee, tight: bool) -> float:
         try:
             ledger = Ledger(default_ledger_path())
             events = [event for entry in ledger.entries(plan.dataset.name) if entry.kind == "release"
                       for event in _events(entry.data)]
-            return compose([*events, *plan.events(verified=False)], delta=self.record.budget.delta, tight=False).epsilon  # type: ignore[union-attr]
+            planned = plan.events(verified=tight)
+            return compose([*events, *planned], delta=self.record.budget.delta, tight=tight).epsilon  # type: ignore[union-attr]
         except WorkbenchError:
             return (self.record.spent.epsilon if self.record else 0.0) + cost.epsilon
 

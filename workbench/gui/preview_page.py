@@ -132,6 +132,11 @@ class PreviewPage(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.recompute)
+        # the tightest accounting (PLD; tenths of a second for many statistics) once the slider rests
+        self._tight_timer = QTimer(self)
+        self._tight_timer.setSingleShot(True)
+        self._tight_timer.setInterval(300)
+        self._tight_timer.timeout.connect(self.show_tightest)
         self.slider.valueChanged.connect(self._slid)
         self.epsilon.valueChanged.connect(self._typed_epsilon)
         self.delta.editingFinished.connect(self._typed_delta)
@@ -265,8 +270,19 @@ class PreviewPage(QWidget):
                 problem_text = str(exc)
         else:
             problem_text = problem
-        self.budget.show_plan(plan, cost, problem_text)
+        self.budget.show_plan(budgeted or plan, cost, problem_text)
+        if cost is not None:
+            self._tight_timer.start()
         self.draw_noise()
+
+    def show_tightest(self) -> None:
+        """The plan's cost by the tightest valid accountant, with verified noise scales."""
+        try:
+            budgeted = self.document.budgeted()
+            cost = budgeted.guarantee()
+        except WorkbenchError:
+            return
+        self.budget.show_plan(budgeted, cost, tight=True)
 
     def _show_controls(self, row: int, planned) -> None:
         """The weight and lock of a row; existing widgets are updated in place so focus stays."""
