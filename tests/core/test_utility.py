@@ -101,6 +101,5 @@ def test_error_bound_covers_95_percent(statistic, mechanism, neighbouring, k, ep
         covered.extend(np.abs(released - expected) <= bounds)
     coverage = float(np.mean(covered))
 
-    assert coverage >= 0.935, coverage
-    if mechanism is MechanismKind.LAPLACE and isinstance(statistic, (Count, Histogram)):
-        assert coverage <= 0.97, coverage
+    print(f"coverage {coverage:.4f}")
+    assert 0.935 <= coverage <= 0.965, coverage  # within 1.5 points of 95%: honest and not loose

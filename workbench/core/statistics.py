@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core import sensitivity
-from workbench.core.accuracy import split_confidence
+from workbench.core.accuracy import combined_halfwidth, split_confidence
 from workbench.core.errors import PlanError, SchemaError
 from workbench.core.mechanisms import Noise
 from workbench.core.prepare import PreparedData
@@ -339,16 +339,23 @@ class Mean(ColumnStatistic):
                 cells.append(Cell(group, None, None, note))
                 continue
             value = centre + noisy[0][i] * grid.unit / size
-            cells.append(Cell(group, value, self.error_bound(noises, schema, size, confidence)))
+            error = self.error_bound(noises, schema, size, confidence, offset=value - centre)
+            cells.append(Cell(group, value, error))
         return tuple(cells)
 
-    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+    def error_bound(
+        self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float,
+        offset: float | None = None,
+    ) -> float:
         """Bound on |released - exact| given the (noisy or estimated) number of rows ``size`` (of one group).
 
         With public count N: error = unit * Z_sum / N. Otherwise the released mean minus the
-        exact one is (unit * Z_sum - (mean - centre) * Z_count) / noisy count, and
-        |mean - centre| is at most half the range; both noises are bounded together
-        (union bound), so the bound holds with the stated confidence.
+        exact one is (unit * Z_sum - (mean - centre) * Z_count) / noisy count exactly; the
+        interval holds that combination of the two noises (``combined_halfwidth``, not a
+        union bound). |mean - centre| is ``offset`` when given (the released mean's distance
+        from the centre: post-processing). Without it (previews and planning), |mean - centre|
+        is taken at its largest, half the range, with the quicker union bound: an upper bound
+        on what a release will state.
         """
         grid = _grid(_numeric(schema, self.column, "mean"))
         if self._public_count(schema):
@@ -357,10 +364,15 @@ class Mean(ColumnStatistic):
             return math.inf
         if len(noises) == 1:
             return noises[0].halfwidth(confidence) * grid.unit / size
-        each = split_confidence(confidence, 2)
         centre = self._centre(grid)
         half_range = max(grid.hi - centre, centre - grid.lo) * grid.unit
-        return (noises[0].halfwidth(each) * grid.unit + half_range * noises[1].halfwidth(each)) / size
+        total, count = noises
+        if offset is None:  # a preview, or planning: the largest offset, by the quick union bound
+            each = split_confidence(confidence, 2)
+            return (total.halfwidth(each) * grid.unit + half_range * count.halfwidth(each)) / size
+        distance = min(abs(offset), half_range)
+        width = combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance, confidence)
+        return width / size
 
     def method(self, schema: Schema) -> str:
         if self._public_count(schema):
