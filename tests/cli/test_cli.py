@@ -116,3 +116,27 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     budgeted = json.loads(out.read_text())
     assert budgeted["statistics"][0]["epsilon"] != data["statistics"][0]["epsilon"]
     assert budgeted["statistics"][0]["target_error"] == 400
+
+
+@pytest.mark.parametrize("statistic", [
+    {"type": "count", "by": "region"},
+    {"type": "sum", "column": "annual_income", "by": "sex"},
+    {"type": "mean", "column": "age", "by": "region"},
+    {"type": "variance", "column": "weekly_hours"},
+    {"type": "stddev", "column": "annual_income", "by": "employed"},
+    {"type": "histogram", "column": "education", "by": "sex"},
+])
+def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
+    plan = json.loads(sample_plan_path.read_text())
+    plan["statistics"] = [{**statistic, "mechanism": "laplace", "epsilon": 0.5, "delta": 0.0}]
+    plan_path = tmp_path / "one.plan.json"
+    plan_path.write_text(json.dumps(plan))
+    out = tmp_path / "results"
+    assert main(["release", str(sample_path), "--plan", str(plan_path), "--out", str(out), *BUDGET]) == 0
+    released = json.loads((out / "results.json").read_text())["statistics"][0]
+    assert released["type"] == statistic["type"] and released["by"] == statistic.get("by")
+    cells = released["cells"]
+    assert cells and all(c["value"] is not None and c["error"] > 0 for c in cells if not c["note"])
+    if statistic["type"] == "stddev":
+        assert released["label"] == "standard deviation of annual_income by employed"
+        assert all(0 <= c["value"] <= 100_000 for c in cells if c["value"] is not None)  # at most half the range

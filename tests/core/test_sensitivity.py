@@ -21,7 +21,7 @@ from workbench.core.schema import (
     PrivacyUnit,
     Schema,
 )
-from workbench.core.statistics import Count, Histogram, Mean, Sum
+from workbench.core.statistics import Count, Histogram, Mean, StandardDeviation, Sum, Variance
 
 ADD, SUB = Neighbouring.ADD_REMOVE, Neighbouring.SUBSTITUTE
 
@@ -113,6 +113,11 @@ TABLE = [
     (Mean("x", by="c"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 50, "count": 1}),
     (Mean("x", by="c"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 100, "count": 2}),
     (Histogram("c", by="c"), SUB, 2, MissingAction.IMPUTE, (0, 100), {"bins": 4}),
+    # variance: centred sum (half range), centred squares ((half range)^2 per row), count
+    (Variance("x"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 50, "sum of squares": 2500, "count": 1}),
+    (Variance("x"), ADD, 3, MissingAction.IMPUTE, (10, 30), {"centred sum": 30, "sum of squares": 300, "count": 3}),
+    (Variance("x"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 100, "sum of squares": 2500}),
+    (StandardDeviation("x"), SUB, 2, MissingAction.DROP, (0, 100), {"centred sum": 200, "sum of squares": 5000, "count": 2}),
 ]
 
 

@@ -28,7 +28,7 @@ from workbench.core.schema import (
     PrivacyUnit,
     Schema,
 )
-from workbench.core.statistics import Count, Histogram, Mean, Sum, SumGrid
+from workbench.core.statistics import Count, Histogram, Mean, StandardDeviation, Sum, SumGrid, Variance
 
 REPEATS = 4000
 pytestmark = pytest.mark.statistical
@@ -53,12 +53,18 @@ def schema(neighbouring: Neighbouring, k: int) -> Schema:
         ),
         unit=PrivacyUnit("pid", k) if k > 1 else PrivacyUnit(),
         neighbouring=neighbouring,
-        public_size=400 * k if neighbouring is Neighbouring.SUBSTITUTE and k == 1 else 400,
+        public_size=len(FRAME) if neighbouring is Neighbouring.SUBSTITUTE and k == 1 else 400,  # one row per person
     )
 
 
 def truth(statistic, exact, s: Schema) -> np.ndarray:
     grid = SumGrid(0.0, 100.0)
+    if isinstance(statistic, Variance):  # also StandardDeviation
+        _, squares, _ = statistic._grids(s)
+        count = np.array(exact[2], dtype=float) if len(exact) > 2 else float(s.public_size)
+        first = np.array(exact[0], dtype=float) * grid.unit
+        second = np.array(exact[1], dtype=float) * squares.unit
+        return statistic._finish(statistic._from_moments(first, second, count, squares.upper))
     if isinstance(statistic, Sum):
         return np.array(exact[0], dtype=float) * grid.unit
     if isinstance(statistic, Mean):
@@ -77,6 +83,10 @@ CASES = [
     (Mean("x"), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 3, 0.5),
     (Histogram("c"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE, 1, 0.2),
     (Histogram("c"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 2, 0.5),
+    (Variance("x"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 1.0),
+    (Variance("x"), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 1, 1.0),  # over the public size
+    (StandardDeviation("x"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 2, 2.0),
+    (StandardDeviation("x", by="c"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 1, 2.0),
     (Count(by="c"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE, 1, 0.3),
     (Sum("x", by="c"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 2, 0.5),
     (Mean("x", by="c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 1.0),

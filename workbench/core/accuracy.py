@@ -149,3 +149,33 @@ def combined_halfwidth(kind: str, scale_a: float, a: float, scale_b: float, b: f
         middle = (low + high) / 2
         low, high = (low, middle) if miss(middle) <= beta else (middle, high)
     return high
+
+
+SIMULATIONS = 4000  # draws behind a simulated error bound; fixed seed, so a bound is reproducible
+_SIMULATION_SEED = 20261123
+
+
+def simulated_noise(kind: str, scale: float, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws of integer noise for simulating an error bound (never for a release: OpenDP does those).
+
+    Discrete Laplace as the difference of two geometric variables (exact); the discrete
+    Gaussian as a rounded normal (close for the σ >= 1 we use).
+    """
+    if scale <= 0:
+        return np.zeros(draws)
+    if kind == "laplace":
+        p = -math.expm1(-1.0 / scale)
+        return (rng.geometric(p, draws) - rng.geometric(p, draws)).astype(float)
+    return np.rint(rng.normal(0.0, scale, draws))
+
+
+def simulation_rng() -> np.random.Generator:
+    return np.random.default_rng(_SIMULATION_SEED)
+
+
+def simulated_halfwidth(errors: np.ndarray, confidence: float) -> float:
+    """The ``confidence`` point of |error| over simulated releases (rounded up by one draw)."""
+    _check_confidence(confidence)
+    ordered = np.sort(np.abs(errors))
+    index = min(len(ordered) - 1, math.ceil(confidence * len(ordered)))
+    return float(ordered[index])

@@ -24,7 +24,14 @@ import numpy as np
 import pandas as pd
 
 from workbench.core import sensitivity
-from workbench.core.accuracy import combined_halfwidth, split_confidence
+from workbench.core.accuracy import (
+    SIMULATIONS,
+    combined_halfwidth,
+    simulated_halfwidth,
+    simulated_noise,
+    simulation_rng,
+    split_confidence,
+)
 from workbench.core.errors import PlanError, SchemaError
 from workbench.core.mechanisms import Noise
 from workbench.core.prepare import PreparedData
@@ -147,10 +154,11 @@ class ColumnStatistic(Statistic):
 
     column: str
     by: str | None = None
+    words: ClassVar[str] = ""  # the name in labels, if not the type name
 
     @property
     def label(self) -> str:
-        return f"{self.type_name} of {self.column}{self._by_words()}"
+        return f"{self.words or self.type_name} of {self.column}{self._by_words()}"
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -423,7 +431,131 @@ class Histogram(ColumnStatistic):
         return f"Rows counted in each public category ({outside}){where}, plus integer noise in every bin."
 
 
-STATISTIC_TYPES: dict[str, type[Statistic]] = {cls.type_name: cls for cls in (Count, Sum, Mean, Histogram)}
+@dataclass(frozen=True)
+class Variance(ColumnStatistic):
+    """The variance of a numeric column (divisor n - 1): noisy centred sums of values and of
+    squares over a noisy (or public) count, a third of ε and δ each (half each with a public count).
+
+    Its error bound comes from simulation: the three noises are drawn from their public
+    distributions (fixed seed) around the released moments, and the 95% point of the
+    estimator's error is stated; previews use the worst case for bounded data instead.
+    """
+
+    type_name: ClassVar[str] = "variance"
+
+    def _grids(self, schema: Schema) -> tuple[SumGrid, SumGrid, int]:
+        grid = _grid(_numeric(schema, self.column, self.type_name))
+        centre = (grid.lo + grid.hi) // 2
+        reach = max(grid.hi - centre, centre - grid.lo) * grid.unit
+        return grid, SumGrid(0.0, reach * reach), centre
+
+    def _public_count(self, schema: Schema) -> bool:
+        return not self.by and count_is_public(schema, self.column_names)
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        grid, squares, centre = self._grids(schema)
+        self.groups(schema)  # checks the grouping column
+        a_min = schema.min_rows_per_person(self.column_names)
+        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
+        scalar = not self.by
+        public = self._public_count(schema)
+        share = 1 / 2 if public else 1 / 3
+        parts = [
+            Query("centred sum", bound(grid.lo - centre, grid.hi - centre, schema.k, a_min, schema.neighbouring),
+                  grid.unit, share, scalar),
+            Query("sum of squares", bound(0, squares.hi, schema.k, a_min, schema.neighbouring), squares.unit, share, scalar),
+        ]
+        if not public:
+            parts.append(Query("count", _count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, share, scalar))
+        return tuple(parts)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        grid, squares, centre = self._grids(data.schema)
+        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
+        centred = grid.to_integers(values) - centre
+        deviations = centred * grid.unit
+        square_steps = np.clip(squares.to_integers(deviations * deviations), 0, squares.hi)
+        codes, groups = _group_codes(self, data), len(self.groups(data.schema))
+        answers = [_sums_by_group(centred, codes, groups), _sums_by_group(square_steps, codes, groups)]
+        if not self._public_count(data.schema):
+            answers.append([int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]])
+        return tuple(answers)
+
+    @staticmethod
+    def _from_moments(first: np.ndarray, second: np.ndarray, size: np.ndarray, largest: float) -> np.ndarray:
+        """Variance from centred sums (post-processing), kept within [0, the largest possible]."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = first / size
+            variance = (second / size - mean * mean) * size / (size - 1)
+        return np.clip(np.nan_to_num(variance, nan=largest), 0.0, largest)
+
+    def _finish(self, variance: np.ndarray) -> np.ndarray:
+        return variance
+
+    def estimate(self, noisy, noises, schema, confidence):
+        grid, squares, _ = self._grids(schema)
+        largest = (squares.upper if squares.upper else 0.0)  # (half range)^2 bounds any variance of the data
+        cells = []
+        for i, group in enumerate(self.groups(schema)):
+            size = float(schema.public_size) if self._public_count(schema) else float(noisy[2][i])
+            if size < 2:
+                cells.append(Cell(group, None, None, "the noisy count is below 2, so no variance can be formed; raise ε"))
+                continue
+            first, second = noisy[0][i] * grid.unit, noisy[1][i] * squares.unit
+            value = float(self._finish(self._from_moments(np.array([first]), np.array([second]), np.array([size]), largest))[0])
+            error = self._simulated_error(noises, schema, size, first / size, second / size, confidence)
+            cells.append(Cell(group, value, error))
+        return tuple(cells)
+
+    def _simulated_error(self, noises, schema, size, mean, second, confidence) -> float:
+        grid, squares, _ = self._grids(schema)
+        largest = squares.upper
+        mean = min(max(mean, -math.sqrt(largest)), math.sqrt(largest))
+        second = min(max(second, mean * mean), largest)
+        rng = simulation_rng()
+        draws = SIMULATIONS
+        z1 = simulated_noise(noises[0].kind.value, noises[0].scale, draws, rng) * grid.unit
+        z2 = simulated_noise(noises[1].kind.value, noises[1].scale, draws, rng) * squares.unit
+        zn = simulated_noise(noises[2].kind.value, noises[2].scale, draws, rng) if len(noises) > 2 else np.zeros(draws)
+        truth = self._finish(self._from_moments(np.array([mean * size]), np.array([second * size]), np.array([size]), largest))
+        released = self._finish(self._from_moments(mean * size + z1, second * size + z2, size + zn, largest))
+        return simulated_halfwidth(released - truth[0], confidence)
+
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+        """For previews: simulated at a public size, the largest over data shapes from values all at
+        the bounds to a spread of an eighth of the range, centred or off-centre."""
+        if self._public_count(schema):
+            size = float(schema.public_size)
+        if not size or size < 2:
+            return math.inf
+        _, squares, _ = self._grids(schema)
+        largest, reach = squares.upper, math.sqrt(squares.upper)
+        shapes = [(m, m * m + v * largest) for m in (0.0, reach / 2) for v in (1.0, 1 / 4, 1 / 16)]
+        return max(self._simulated_error(noises, schema, size, m, m2, confidence) for m, m2 in shapes)
+
+    def method(self, schema: Schema) -> str:
+        where = f", in each category of {self.by}" if self.by else ""
+        divisor = "the public size" if self._public_count(schema) else "a noisy count"
+        return (
+            f"Noisy sums of values and of squared values, both centred on the middle of the bounds, over {divisor}"
+            f"{where}; divisor n - 1. The error bound is simulated from the noise distributions."
+        )
+
+
+@dataclass(frozen=True)
+class StandardDeviation(Variance):
+    """The standard deviation: the square root of ``Variance`` (post-processing)."""
+
+    type_name: ClassVar[str] = "stddev"
+    words: ClassVar[str] = "standard deviation"
+
+    def _finish(self, variance: np.ndarray) -> np.ndarray:
+        return np.sqrt(variance)
+
+
+STATISTIC_TYPES: dict[str, type[Statistic]] = {
+    cls.type_name: cls for cls in (Count, Sum, Mean, Variance, StandardDeviation, Histogram)
+}
 
 
 def statistic_from_json(data: Any, where: str) -> Statistic:

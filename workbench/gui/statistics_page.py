@@ -22,11 +22,16 @@ from workbench.core.schema import CategoricalColumn, NumericColumn
 from workbench.core.statistics import STATISTIC_TYPES, Count, Statistic
 from workbench.gui.document import PlanDocument
 
-NEEDS = {"count": None, "sum": NumericColumn, "mean": NumericColumn, "histogram": CategoricalColumn}
+NEEDS = {
+    "count": None, "sum": NumericColumn, "mean": NumericColumn, "variance": NumericColumn,
+    "stddev": NumericColumn, "histogram": CategoricalColumn,
+}
 WORDS = {
     "count": "the number of rows",
     "sum": "the total of a numeric column",
     "mean": "the average of a numeric column",
+    "variance": "the spread of a numeric column (sample variance, divisor n - 1)",
+    "stddev": "the standard deviation of a numeric column (square root of the variance)",
     "histogram": "how many rows fall in each category (by another column: a cross-tabulation)",
 }
 MECHANISM_WORDS = {
