@@ -507,13 +507,12 @@ class Variance(ColumnStatistic):
             cells.append(Cell(group, value, error))
         return tuple(cells)
 
-    def _simulated_error(self, noises, schema, size, mean, second, confidence) -> float:
+    def _simulated_error(self, noises, schema, size, mean, second, confidence, draws: int = SIMULATIONS) -> float:
         grid, squares, _ = self._grids(schema)
         largest = squares.upper
         mean = min(max(mean, -math.sqrt(largest)), math.sqrt(largest))
         second = min(max(second, mean * mean), largest)
         rng = simulation_rng()
-        draws = SIMULATIONS
         z1 = simulated_noise(noises[0].kind.value, noises[0].scale, draws, rng) * grid.unit
         z2 = simulated_noise(noises[1].kind.value, noises[1].scale, draws, rng) * squares.unit
         zn = simulated_noise(noises[2].kind.value, noises[2].scale, draws, rng) if len(noises) > 2 else np.zeros(draws)
@@ -531,7 +530,8 @@ class Variance(ColumnStatistic):
         _, squares, _ = self._grids(schema)
         largest, reach = squares.upper, math.sqrt(squares.upper)
         shapes = [(m, m * m + v * largest) for m in (0.0, reach / 2) for v in (1.0, 1 / 4, 1 / 16)]
-        return max(self._simulated_error(noises, schema, size, m, m2, confidence) for m, m2 in shapes)
+        draws = SIMULATIONS // 4  # a preview redraws on every slider move; its worst case already leans high
+        return max(self._simulated_error(noises, schema, size, m, m2, confidence, draws) for m, m2 in shapes)
 
     def method(self, schema: Schema) -> str:
         where = f", in each category of {self.by}" if self.by else ""
