@@ -102,6 +102,10 @@ def _parser() -> argparse.ArgumentParser:
     raise_.add_argument("--reason", default="", help="why the budget is raised, for the record")
     _ledger_argument(raise_)
     raise_.set_defaults(run=_ledger_raise)
+
+    from workbench import cli_randomized_response
+
+    cli_randomized_response.add_commands(commands)
     return parser
 
 

@@ -140,3 +140,16 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
     if statistic["type"] == "stddev":
         assert released["label"] == "standard deviation of annual_income by employed"
         assert all(0 <= c["value"] <= 100_000 for c in cells if c["value"] is not None)  # at most half the range
+
+
+def test_randomised_response_design_and_estimate(tmp_path, capsys):
+    assert main(["rr", "design", "--epsilon", "1.0986123", "--categories", "yes,no", "--respondents", "1000"]) == 0
+    printed = capsys.readouterr().out
+    assert "p = 0.7500" in printed and "q = 0.2500" in printed and "trusted curator" in printed
+    answers = tmp_path / "answers.txt"
+    answers.write_text("yes\n" * 40 + "no\n" * 60)
+    assert main(["rr", "estimate", "--epsilon", "1.0986123", "--categories", "yes,no", str(answers)]) == 0
+    assert "estimated share  0.3000" in capsys.readouterr().out
+    answers.write_text("yes\nmaybe\n")
+    assert main(["rr", "estimate", "--epsilon", "1", "--categories", "yes,no", str(answers)]) == 2
+    assert "not categories of the design: 'maybe'" in capsys.readouterr().err
