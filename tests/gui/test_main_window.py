@@ -214,3 +214,18 @@ def test_an_accuracy_target_buys_the_epsilon_it_needs(qtbot, window, sample_plan
     target.setText("-3")
     target.editingFinished.emit()
     assert "ffd6d6" in target.styleSheet() and window.document.plan.statistics[0].target_error == 50
+
+
+def test_randomised_response_designer_shows_errors_and_estimates(qtbot, window, tmp_path):
+    window.open_randomized_response()
+    dialog = window.randomized_response
+    dialog.epsilon.setValue(1.0986)
+    assert "p = 0.7500" in dialog.summary.text() and dialog.table.rowCount() == 3
+    assert float(dialog.table.item(0, 3).text().rstrip("×")) > 1  # local privacy costs accuracy
+    answers = tmp_path / "answers.txt"
+    answers.write_text("yes\n" * 40 + "no\n" * 60)
+    dialog.estimate_from(answers)
+    assert "yes: 0.300" in dialog.estimates.text()
+    dialog.categories.setText("yes")
+    dialog.refresh()
+    assert "two different" in dialog.summary.text()

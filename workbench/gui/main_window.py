@@ -67,6 +67,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(QAction("Save plan &as…", self, shortcut=QKeySequence.StandardKey.SaveAs, triggered=self.save_plan_as))
         file_menu.addSeparator()
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
+        tools_menu = self.menuBar().addMenu("&Tools")
+        tools_menu.addAction(QAction("&Randomised response designer…", self, triggered=self.open_randomized_response))
         self._fill_recent()
         self.statusBar().showMessage("Ready. Nothing you open leaves this computer.")
         self._update_title()
@@ -128,6 +130,12 @@ class MainWindow(QMainWindow):
         self.data_page.show_table(loaded)
         self._remember(table.source)
         self.statusBar().showMessage(f"Loaded {table.source}")
+
+    def open_randomized_response(self) -> None:
+        from workbench.gui.randomized_response_dialog import RandomizedResponseDialog
+
+        self.randomized_response = RandomizedResponseDialog(self)
+        self.randomized_response.show()
 
     # -- recent files and drag & drop --------------------------------------------------------------
     def _remember(self, path: Path) -> None:
