@@ -229,3 +229,14 @@ def test_randomised_response_designer_shows_errors_and_estimates(qtbot, window, 
     dialog.categories.setText("yes")
     dialog.refresh()
     assert "two different" in dialog.summary.text()
+
+
+def test_the_mechanism_of_a_statistic_can_be_changed_in_place(qtbot, window, sample_plan_path):
+    from workbench.core.mechanisms import MechanismKind
+
+    assert window.open_plan(sample_plan_path)
+    box = window.statistics_page.list.cellWidget(0, 1)
+    assert box.currentText() == "laplace"
+    box.setCurrentText("gaussian")
+    assert window.document.plan.statistics[0].mechanism is MechanismKind.GAUSSIAN
+    assert window.statistics_page.list.cellWidget(0, 1).currentText() == "gaussian"

@@ -120,8 +120,37 @@ class StatisticsPage(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.list.setItem(row, column, item)
+            self._show_mechanism(row, planned.mechanism)
         if 0 <= selected < len(plan.statistics):
             self.list.selectRow(selected)
+
+    def _show_mechanism(self, row: int, mechanism: MechanismKind) -> None:
+        """A combo box per row: the mechanism of a statistic can be changed in place."""
+        box = self.list.cellWidget(row, 1)
+        if not isinstance(box, QComboBox):
+            box = QComboBox()
+            box.addItems([m.value for m in MechanismKind])
+            for i, m in enumerate(MechanismKind):
+                box.setItemData(i, MECHANISM_WORDS[m.value], 3)
+            box.currentTextChanged.connect(lambda text, r=row: self._mechanism_changed(r, text))
+            self.list.setCellWidget(row, 1, box)
+        box.blockSignals(True)
+        box.setCurrentText(mechanism.value)
+        box.setAccessibleName(f"mechanism of statistic {row + 1}")
+        box.blockSignals(False)
+
+    def _mechanism_changed(self, row: int, text: str) -> None:
+        plan = self.document.plan
+        if 0 <= row < len(plan.statistics):
+            statistics = list(plan.statistics)
+            mechanism = MechanismKind(text)
+            planned = replace(statistics[row], mechanism=mechanism)
+            if planned.weight is None:  # a locked statistic keeps its ε; its δ follows the mechanism
+                gaussians = 1 + sum(p.mechanism is MechanismKind.GAUSSIAN for i, p in enumerate(statistics) if i != row)
+                delta = plan.total.delta / gaussians if mechanism is MechanismKind.GAUSSIAN else 0.0
+                planned = replace(planned, budget=Budget(planned.budget.epsilon, delta))
+            statistics[row] = planned
+            self.document.update(replace(plan, statistics=tuple(statistics)))
 
     def _offer_columns(self) -> None:
         need = NEEDS.get(self.type.currentText())
