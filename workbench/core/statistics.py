@@ -83,6 +83,11 @@ class SumGrid:
     def hi(self) -> int:
         return int(round(self.upper / self.unit))
 
+    @property
+    def centre(self) -> int:
+        """The grid step in the middle of the bounds: sums centred on it have the smallest sensitivity."""
+        return (self.lo + self.hi) // 2
+
     def to_integers(self, values: np.ndarray) -> np.ndarray:
         return np.rint(values / self.unit).astype(np.int64)
 
@@ -167,6 +172,15 @@ class ColumnStatistic(Statistic):
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "column": self.column}
 
+    def _public_count(self, schema: Schema) -> bool:
+        """Whether the rows are counted by the public size (no groups, and the count needs no noise)."""
+        return not self.by and count_is_public(schema, self.column_names)
+
+    def _row_sum_sensitivity(self, schema: Schema, lo: int, hi: int) -> Sensitivity:
+        """A sum of per-row integers in [lo, hi] over this statistic's rows, per group if ``by``."""
+        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
+        return bound(lo, hi, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring)
+
 
 def _numeric(schema: Schema, column: str, statistic: str) -> NumericColumn:
     spec = schema.column(column)
@@ -204,6 +218,11 @@ def _group_codes(statistic: Statistic, data: PreparedData) -> np.ndarray:
         return np.zeros(len(rows), dtype=np.int64)
     spec = _categorical(data.schema, statistic.by, f"{statistic.type_name} by group", grouping=True)
     return bin_codes(spec, rows[statistic.by].to_numpy(dtype=object))
+
+
+def _counts_by_group(codes: np.ndarray, groups: int) -> list[int]:
+    """Rows per group code (codes -1 are left out)."""
+    return [int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]]
 
 
 def _sums_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[int]:
@@ -254,7 +273,7 @@ class Count(Statistic):
             return () if count_is_public(data.schema) else ([data.rows],)
         codes = _group_codes(self, data)
         groups = len(self.groups(data.schema))
-        return ([int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]],)
+        return (_counts_by_group(codes, groups),)
 
     def estimate(self, noisy, noises, schema, confidence):
         if not noises:
@@ -279,10 +298,7 @@ class Sum(ColumnStatistic):
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = _grid(_numeric(schema, self.column, "sum"))
         self.groups(schema)  # checks the grouping column
-        a_min = schema.min_rows_per_person(self.column_names)
-        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
-        delta = bound(grid.lo, grid.hi, schema.k, a_min, schema.neighbouring)
-        return (Query("sum", delta, grid.unit, 1.0, not self.by),)
+        return (Query("sum", self._row_sum_sensitivity(schema, grid.lo, grid.hi), grid.unit, 1.0, not self.by),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         grid = _grid(_numeric(data.schema, self.column, "sum"))
@@ -309,19 +325,10 @@ class Mean(ColumnStatistic):
 
     type_name: ClassVar[str] = "mean"
 
-    def _centre(self, grid: SumGrid) -> int:
-        return (grid.lo + grid.hi) // 2
-
-    def _public_count(self, schema: Schema) -> bool:
-        return not self.by and count_is_public(schema, self.column_names)
-
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = _grid(_numeric(schema, self.column, "mean"))
         self.groups(schema)  # checks the grouping column
-        centre = self._centre(grid)
-        a_min = schema.min_rows_per_person(self.column_names)
-        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
-        centred = bound(grid.lo - centre, grid.hi - centre, schema.k, a_min, schema.neighbouring)
+        centred = self._row_sum_sensitivity(schema, grid.lo - grid.centre, grid.hi - grid.centre)
         if self._public_count(schema):
             return (Query("centred sum", centred, grid.unit, 1.0),)
         count = Query("count", _count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, 0.5, not self.by)
@@ -331,14 +338,14 @@ class Mean(ColumnStatistic):
         grid = _grid(_numeric(data.schema, self.column, "mean"))
         values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
         codes, groups = _group_codes(self, data), len(self.groups(data.schema))
-        centred = _sums_by_group(values - self._centre(grid), codes, groups)
+        centred = _sums_by_group(values - grid.centre, codes, groups)
         if self._public_count(data.schema):
             return (centred,)
-        return (centred, [int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]])
+        return (centred, _counts_by_group(codes, groups))
 
     def estimate(self, noisy, noises, schema, confidence):
         grid = _grid(_numeric(schema, self.column, "mean"))
-        centre = self._centre(grid) * grid.unit
+        centre = grid.centre * grid.unit
         cells = []
         for i, group in enumerate(self.groups(schema)):
             size = float(schema.public_size) if self._public_count(schema) else float(noisy[1][i])
@@ -372,7 +379,7 @@ class Mean(ColumnStatistic):
             return math.inf
         if len(noises) == 1:
             return noises[0].halfwidth(confidence) * grid.unit / size
-        centre = self._centre(grid)
+        centre = grid.centre
         half_range = max(grid.hi - centre, centre - grid.lo) * grid.unit
         total, count = noises
         if offset is None:  # a preview, or planning: the largest offset, by the quick union bound
@@ -414,7 +421,7 @@ class Histogram(ColumnStatistic):
         groups = _group_codes(self, data)
         cells = len(spec.bins) * len(self.groups(data.schema))
         codes = np.where((bins >= 0) & (groups >= 0), groups * len(spec.bins) + bins, -1)
-        return ([int(c) for c in np.bincount(codes[codes >= 0], minlength=cells)[:cells]],)
+        return (_counts_by_group(codes, cells),)
 
     def estimate(self, noisy, noises, schema, confidence):
         error = self.error_bound(noises, schema, None, confidence)
@@ -445,25 +452,19 @@ class Variance(ColumnStatistic):
 
     def _grids(self, schema: Schema) -> tuple[SumGrid, SumGrid, int]:
         grid = _grid(_numeric(schema, self.column, self.type_name))
-        centre = (grid.lo + grid.hi) // 2
-        reach = max(grid.hi - centre, centre - grid.lo) * grid.unit
-        return grid, SumGrid(0.0, reach * reach), centre
-
-    def _public_count(self, schema: Schema) -> bool:
-        return not self.by and count_is_public(schema, self.column_names)
+        reach = max(grid.hi - grid.centre, grid.centre - grid.lo) * grid.unit
+        return grid, SumGrid(0.0, reach * reach), grid.centre
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid, squares, centre = self._grids(schema)
         self.groups(schema)  # checks the grouping column
-        a_min = schema.min_rows_per_person(self.column_names)
-        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
         scalar = not self.by
         public = self._public_count(schema)
         share = 1 / 2 if public else 1 / 3
         parts = [
-            Query("centred sum", bound(grid.lo - centre, grid.hi - centre, schema.k, a_min, schema.neighbouring),
+            Query("centred sum", self._row_sum_sensitivity(schema, grid.lo - centre, grid.hi - centre),
                   grid.unit, share, scalar),
-            Query("sum of squares", bound(0, squares.hi, schema.k, a_min, schema.neighbouring), squares.unit, share, scalar),
+            Query("sum of squares", self._row_sum_sensitivity(schema, 0, squares.hi), squares.unit, share, scalar),
         ]
         if not public:
             parts.append(Query("count", _count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, share, scalar))
@@ -478,7 +479,7 @@ class Variance(ColumnStatistic):
         codes, groups = _group_codes(self, data), len(self.groups(data.schema))
         answers = [_sums_by_group(centred, codes, groups), _sums_by_group(square_steps, codes, groups)]
         if not self._public_count(data.schema):
-            answers.append([int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]])
+            answers.append(_counts_by_group(codes, groups))
         return tuple(answers)
 
     @staticmethod
