@@ -7,7 +7,9 @@ are metadata written by the data producer, not values observed in the rows.
 
 from __future__ import annotations
 
-from workbench.core.io import ColumnKind, Table, propose_kinds
+from typing import Sequence
+
+from workbench.core.io import ColumnKind, ColumnProposal, Table, propose_kinds
 from workbench.core.mechanisms import MechanismKind
 from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
 from workbench.core.schema import (
@@ -22,28 +24,38 @@ from workbench.core.schema import (
 from workbench.core.statistics import Count, Histogram, Mean, Statistic
 
 
+def describe_columns(proposals: Sequence[ColumnProposal]) -> tuple[ColumnSpec, ...]:
+    """A first description of each column from its proposed kind: bounds empty, categories only
+    from value labels (never read off the data)."""
+    specs: list[ColumnSpec] = []
+    for proposal in proposals:
+        if proposal.kind is ColumnKind.NUMERIC:
+            specs.append(NumericColumn(proposal.name))
+        elif proposal.kind is ColumnKind.CATEGORICAL:
+            specs.append(CategoricalColumn(proposal.name, categories=proposal.offered_categories))
+        elif proposal.kind is ColumnKind.IDENTIFIER:
+            specs.append(IdentifierColumn(proposal.name))
+        else:
+            specs.append(IgnoredColumn(proposal.name))
+    return tuple(specs)
+
+
 def plan_template(table: Table, total_epsilon: float = 1.0) -> ReleasePlan:
     """A plan with a count, a mean per numeric column and a histogram per categorical column.
 
     The total ε is split evenly; bounds are left empty (null) and must be filled in.
     """
-    columns: list[ColumnSpec] = []
+    columns = describe_columns(propose_kinds(table))
     statistics: list[Statistic] = [Count()]
-    for proposal in propose_kinds(table):
-        if proposal.kind is ColumnKind.NUMERIC:
-            columns.append(NumericColumn(proposal.name))
-            statistics.append(Mean(proposal.name))
-        elif proposal.kind is ColumnKind.CATEGORICAL:
-            columns.append(CategoricalColumn(proposal.name, categories=proposal.offered_categories))
-            statistics.append(Histogram(proposal.name))
-        elif proposal.kind is ColumnKind.IDENTIFIER:
-            columns.append(IdentifierColumn(proposal.name))
-        else:
-            columns.append(IgnoredColumn(proposal.name))
+    for spec in columns:
+        if isinstance(spec, NumericColumn):
+            statistics.append(Mean(spec.name))
+        elif isinstance(spec, CategoricalColumn):
+            statistics.append(Histogram(spec.name))
     share = total_epsilon / len(statistics)
     return ReleasePlan(
         dataset=DatasetDescription(name=table.source.stem, file_name=table.source.name),
-        schema=Schema(columns=tuple(columns), unit=PrivacyUnit()),
+        schema=Schema(columns=columns, unit=PrivacyUnit()),
         statistics=tuple(PlannedStatistic(s, MechanismKind.LAPLACE, Budget(share)) for s in statistics),
         total=Budget(total_epsilon),
     )

@@ -8,51 +8,28 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 
 from PySide6.QtCore import QObject, Signal
 
-from typing import Sequence
-
-from workbench.core.io import ColumnKind, ColumnProposal, Table, propose_kinds
+from workbench.core.errors import WorkbenchError
+from workbench.core.io import ColumnProposal, Table, propose_kinds
 from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.plan import Budget, DatasetDescription, ReleasePlan
 from workbench.core.planner import budget_plan
 from workbench.core.prepare import check_columns_exist
-from workbench.core.errors import WorkbenchError
-from workbench.core.schema import (
-    CategoricalColumn,
-    ColumnSpec,
-    IdentifierColumn,
-    IgnoredColumn,
-    NumericColumn,
-    Schema,
-)
+from workbench.core.schema import Schema
+from workbench.core.template import describe_columns
 
 
 def empty_plan(name: str = "Untitled dataset") -> ReleasePlan:
     return ReleasePlan(DatasetDescription(name), Schema(()), (), Budget(1.0))
 
 
-def described_columns(table: Table, proposals: Sequence[ColumnProposal] | None = None) -> tuple[ColumnSpec, ...]:
-    """A first description from the file's storage types; bounds stay empty (never read off the data)."""
-    specs: list[ColumnSpec] = []
-    for proposal in proposals if proposals is not None else propose_kinds(table):
-        if proposal.kind is ColumnKind.NUMERIC:
-            specs.append(NumericColumn(proposal.name))
-        elif proposal.kind is ColumnKind.CATEGORICAL:
-            specs.append(CategoricalColumn(proposal.name, categories=proposal.offered_categories))
-        elif proposal.kind is ColumnKind.IDENTIFIER:
-            specs.append(IdentifierColumn(proposal.name))
-        else:
-            specs.append(IgnoredColumn(proposal.name))
-    return tuple(specs)
-
-
 class PlanDocument(QObject):
-    """What one window edits. ``changed`` fires after every edit; ``table_changed`` on a new table."""
+    """What one window edits. ``changed`` fires after every edit."""
 
     changed = Signal()
-    table_changed = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -73,7 +50,8 @@ class PlanDocument(QObject):
         """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh."""
         self.table = table
         known = {spec.name: spec for spec in self.plan.schema.columns}
-        described = tuple(known.get(spec.name, spec) for spec in described_columns(table, proposals))
+        proposed = describe_columns(proposals if proposals is not None else propose_kinds(table))
+        described = tuple(known.get(spec.name, spec) for spec in proposed)
         absent = tuple(spec for spec in self.plan.schema.columns if spec.name not in table.columns)
         columns = described + absent  # a plan for other data keeps its columns; the release step says so
         dataset = self.plan.dataset
@@ -82,7 +60,6 @@ class PlanDocument(QObject):
         dataset = replace(dataset, file_name=table.source.name)
         self.plan = replace(self.plan, dataset=dataset, schema=replace(self.plan.schema, columns=columns))
         self.dirty = True
-        self.table_changed.emit()
         self.changed.emit()
 
     def open_plan(self, path: Path) -> None:
@@ -125,6 +102,3 @@ class PlanDocument(QObject):
             problems.append(str(exc))
         return problems
 
-
-def with_statistic(plan: ReleasePlan, planned: PlannedStatistic) -> ReleasePlan:
-    return replace(plan, statistics=(*plan.statistics, planned))
