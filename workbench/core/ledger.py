@@ -270,7 +270,7 @@ class Ledger:
             if new_dataset is not None and not _entries(db, name):
                 self._append(db, name, "register", new_dataset.to_json(fingerprint))
             history = _entries(db, name)
-            cost = _check_affordable(_record(name, history), _spent_events(history), events)
+            cost = _check_affordable(_record(name, history), release_events(history), events)
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
             if fingerprint:
                 data["fingerprint"] = fingerprint
@@ -284,7 +284,7 @@ class Ledger:
             history = _entries(db, name)
         if new_dataset is not None and not history:
             return _check_affordable(new_dataset.as_record(name), [], events)
-        return _check_affordable(_record(name, history), _spent_events(history), events)
+        return _check_affordable(_record(name, history), release_events(history), events)
 
     # ------------------------------------------------------------------ reading
 
@@ -294,6 +294,11 @@ class Ledger:
 
     def dataset(self, name: str) -> DatasetRecord:
         return _record(name, self.entries(name))
+
+    def history(self, name: str) -> tuple[DatasetRecord, list[Entry]]:
+        """A dataset's state and its entries, oldest first, from one read."""
+        entries = self.entries(name)
+        return _record(name, entries), entries
 
     def datasets(self) -> list[DatasetRecord]:
         with self._read() as db:
@@ -349,7 +354,7 @@ def _entries(db: sqlite3.Connection, dataset: str | None) -> list[Entry]:
     return [Entry(*row) for row in rows]
 
 
-def _spent_events(history: list[Entry]) -> list[MechanismEvent]:
+def release_events(history: list[Entry]) -> list[MechanismEvent]:
     """The privacy events of every release among a dataset's entries."""
     return [
         MechanismEvent.from_json(e)
@@ -375,7 +380,7 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
         budget=Guarantee(budget["epsilon"], budget["delta"], "total budget"),
         neighbouring=register["neighbouring"],
         privacy_unit=register["privacy_unit"],
-        spent=compose(_spent_events(history), delta=budget["delta"]),
+        spent=compose(release_events(history), delta=budget["delta"]),
         releases=sum(1 for e in history if e.kind == "release"),
     )
 

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.accounting import Guarantee, compose
+from workbench.core.accounting import Guarantee, MechanismEvent, compose
 from workbench.core.errors import WorkbenchError
-from workbench.core.ledger import DatasetRecord, Ledger, default_ledger_path
+from workbench.core.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
 from workbench.core.plan import ReleasePlan
 
 TIPS = {
@@ -75,6 +75,9 @@ class BudgetPanel(QWidget):
         layout.addWidget(QLabel("Earlier releases of this dataset:"))
         layout.addWidget(self.history)
         self.record: DatasetRecord | None = None
+        self.spent_events: list[MechanismEvent] = []
+        self._loaded_for: str | None = None  # the dataset whose ledger state is shown
+        self._last: tuple | None = None  # the last show_plan arguments, to redraw when shown
 
     def dataset_budget(self) -> Guarantee:
         """The total the user typed for a new dataset (BudgetError-free: checked by the core at release)."""
@@ -94,20 +97,11 @@ class BudgetPanel(QWidget):
                 f"<b>This plan</b>: ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g}{settled}"
                 f"<br><small>by {cost.method}</small>"
             )
-        self.record = self._read_ledger(plan.dataset.name)
+        self._last = (plan, cost, problem, tight)
+        self._load_ledger(plan.dataset.name)
         self.new_dataset.setVisible(self.record is None)
-        self.history.clear()
         total = self.record.budget if self.record else self.dataset_budget()
         spent_before = self.record.spent.epsilon if self.record else 0.0
-        if self.record is None:
-            self.ledger_state.setText(f"<b>{plan.dataset.name}</b> has no releases in the ledger yet.")
-        else:
-            r = self.record
-            self.ledger_state.setText(
-                f"<b>{r.name}</b>: total ε = {r.budget.epsilon:g}, δ = {r.budget.delta:g}; spent ε = "
-                f"{r.spent.epsilon:.4g}, δ = {r.spent.delta:.3g} in {r.releases} release(s); left {r.remaining_in_words}."
-            )
-            self._fill_history(plan.dataset.name)
         after = spent_before + (cost.epsilon if cost else 0.0)
         if cost is not None and self.record is not None:
             after = self._spent_after(plan, cost, tight)
@@ -123,30 +117,42 @@ class BudgetPanel(QWidget):
         if over:
             self.bar.setToolTip("This plan would overspend the dataset's budget: the release would be refused.")
 
-    def _read_ledger(self, name: str) -> DatasetRecord | None:
+    def invalidate(self) -> None:
+        """Read the ledger again at the next update (after a release, or when the step is shown)."""
+        self._loaded_for = None
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.invalidate()
+        if self._last is not None:
+            self.show_plan(*self._last)
+
+    def _load_ledger(self, name: str) -> None:
+        """The dataset's record, past releases and their events: read once per dataset, not per slider move."""
+        if self._loaded_for == name:
+            return
+        self._loaded_for = name
+        self.record, self.spent_events = None, []
+        self.history.clear()
+        self.ledger_state.setText(f"<b>{name}</b> has no releases in the ledger yet.")
         path = default_ledger_path()
         if not path.exists():
-            return None
+            return
         try:
             ledger = Ledger(path)
-            return ledger.dataset(name) if ledger.has_dataset(name) else None
+            if not ledger.has_dataset(name):
+                return
+            self.record, entries = ledger.history(name)
         except WorkbenchError as exc:
             self.ledger_state.setText(f"The ledger cannot be read: {exc}")
-            return None
-
-    def _spent_after(self, plan: ReleasePlan, cost: Guarantee, tight: bool) -> float:
-        try:
-            ledger = Ledger(default_ledger_path())
-            events = [event for entry in ledger.entries(plan.dataset.name) if entry.kind == "release"
-                      for event in _events(entry.data)]
-            planned = plan.events(verified=tight)
-            return compose([*events, *planned], delta=self.record.budget.delta, tight=tight).epsilon  # type: ignore[union-attr]
-        except WorkbenchError:
-            return (self.record.spent.epsilon if self.record else 0.0) + cost.epsilon
-
-    def _fill_history(self, name: str) -> None:
-        ledger = Ledger(default_ledger_path())
-        for entry in ledger.entries(name):
+            return
+        self.spent_events = release_events(entries)
+        r = self.record
+        self.ledger_state.setText(
+            f"<b>{r.name}</b>: total ε = {r.budget.epsilon:g}, δ = {r.budget.delta:g}; spent ε = "
+            f"{r.spent.epsilon:.4g}, δ = {r.spent.delta:.3g} in {r.releases} release(s); left {r.remaining_in_words}."
+        )
+        for entry in entries:
             if entry.kind != "release":
                 continue
             data = entry.data
@@ -157,8 +163,10 @@ class BudgetPanel(QWidget):
             item.setToolTip(4, labels)
             self.history.insertTopLevelItem(0, item)  # newest first
 
-
-def _events(data: dict) -> list:
-    from workbench.core.accounting import MechanismEvent
-
-    return [MechanismEvent.from_json(e) for e in data.get("events", [])]
+    def _spent_after(self, plan: ReleasePlan, cost: Guarantee, tight: bool) -> float:
+        assert self.record is not None
+        try:
+            planned = plan.events(verified=tight)
+            return compose([*self.spent_events, *planned], delta=self.record.budget.delta, tight=tight).epsilon
+        except WorkbenchError:
+            return self.record.spent.epsilon + cost.epsilon

@@ -56,6 +56,7 @@ class MainWindow(QMainWindow):
             self.tabs.setTabToolTip(self.tabs.addTab(page, title), tip)
         self.setCentralWidget(self.tabs)
         self.data_page.cancel.clicked.connect(self.cancel_loading)
+        self.release_page.released.connect(lambda _: self.preview_page.budget.invalidate())
         self.document.changed.connect(self._update_title)
 
         file_menu = self.menuBar().addMenu("&File")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -33,6 +34,8 @@ HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "ε", "δ", 
 
 
 class ReleasePage(QWidget):
+    released = Signal(object)  # the Release, once charged and shown
+
     def __init__(self, document: PlanDocument, dataset_budget: Callable[[], Guarantee]) -> None:
         super().__init__()
         self.document = document
@@ -151,7 +154,8 @@ class ReleasePage(QWidget):
         self.result = result
         self.show_result(result)
         self.export_button.setEnabled(True)
-        self.document.changed.emit()  # the budget panel reads the ledger again
+        self.released.emit(result)  # the budget panel reads the ledger again
+        self.document.changed.emit()
         self.status.setText(
             f"Released and recorded in the ledger as entry {result.ledger['entry']}. "
             "Only the values below may be published; export them as CSV and JSON."
