@@ -7,7 +7,6 @@ warning that says what it discloses. Bad input is marked at the field.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from PySide6.QtWidgets import (
@@ -35,6 +34,7 @@ from workbench.core.schema import (
     NumericColumn,
 )
 from workbench.gui.document import PlanDocument
+from workbench.gui.formatting import parse_number
 
 KINDS = {
     "numeric": "A number with public bounds (e.g. age 0 to 120)",
@@ -44,17 +44,6 @@ KINDS = {
 }
 INVALID = "background-color: #ffd6d6;"
 HEADERS = ["Column", "Kind", "Lower bound", "Upper bound", "Categories", "Missing values become"]
-
-
-def parse_number(text: str) -> float | None:
-    """A number typed by the user; None if empty; ValueError if not a finite number."""
-    text = text.strip()
-    if not text:
-        return None
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
 
 
 class CategoriesDialog(QDialog):

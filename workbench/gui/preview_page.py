@@ -36,7 +36,7 @@ from workbench.core.plan import Budget
 from workbench.core.planner import expected_error, relative_reference
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
-from workbench.gui.formatting import readable
+from workbench.gui.formatting import parse_number, readable
 
 LOG_MIN, LOG_MAX, STEPS = -2.0, 1.0, 600  # the slider spans ε = 0.01 to 10 on a log scale
 HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)"]
@@ -184,11 +184,10 @@ class PreviewPage(QWidget):
 
     def _target_changed(self, row: int, field: QLineEdit) -> None:
         plan = self.document.plan
-        text = field.text().strip()
         try:
-            target = float(text) if text else None
-            if target is not None and not (target > 0 and math.isfinite(target)):
-                raise ValueError(text)
+            target = parse_number(field.text())
+            if target is not None and not target > 0:
+                raise ValueError(field.text())
         except ValueError:
             field.setStyleSheet("background-color: #ffd6d6;")
             field.setToolTip("The target must be a positive number, such as 50, or empty.")
