@@ -8,7 +8,6 @@ charged, so it is always shown).
 
 from __future__ import annotations
 
-import traceback
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -32,7 +31,6 @@ class Task(QObject):
                 try:
                     result = task._function()
                 except BaseException as exc:  # shown to the user as a dialog, never a crash
-                    exc.__traceback_text__ = traceback.format_exc()  # type: ignore[attr-defined]
                     task.done = True
                     if not task.cancelled:
                         task.failed.emit(exc)
