@@ -97,3 +97,37 @@ def test_grouping_by_a_column_that_is_not_categorical_is_refused(sample_plan_pat
     data["statistics"] = [{"type": "count", "by": "age", "mechanism": "laplace", "epsilon": 0.1, "delta": 0.0}]
     with pytest.raises(SchemaError, match="A count by group of 'age' needs a categorical column"):
         ReleasePlan.from_json(data).validate()
+
+
+def test_quantiles_round_trip_with_the_exponential_mechanism_by_default(sample_plan_path):
+    data = json.loads(sample_plan_path.read_text())
+    data["statistics"] = [
+        {"type": "quantiles", "column": "annual_income", "levels": [0.75, 0.25, 0.5], "epsilon": 0.6},
+        {"type": "quantiles", "column": "age", "by": "region", "epsilon": 0.3},
+    ]
+    plan = ReleasePlan.from_json(data)
+    plan.validate()
+    assert ReleasePlan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
+    assert [p.mechanism.value for p in plan.statistics] == ["exponential", "exponential"]
+    assert [p.statistic.label for p in plan.statistics] == [
+        "quantiles 25%, 50%, 75% of annual_income", "median of age by region"
+    ]
+    assert plan.guarantee().epsilon == pytest.approx(0.9, rel=1e-9)  # pure ε-DP: the levels add up
+
+
+@pytest.mark.parametrize(
+    "statistic,message",
+    [
+        ({"type": "quantiles", "column": "age", "mechanism": "laplace", "epsilon": 0.3}, "cannot be released with the Laplace"),
+        ({"type": "mean", "column": "age", "mechanism": "exponential", "epsilon": 0.3}, "cannot be released with the exponential"),
+        ({"type": "quantiles", "column": "age", "levels": [0.5, 1.0], "epsilon": 0.3}, "strictly between 0 and 1"),
+        ({"type": "quantiles", "column": "age", "levels": [], "epsilon": 0.3}, "strictly between 0 and 1"),
+        ({"type": "quantiles", "column": "sex", "epsilon": 0.3}, "needs a numeric column"),
+        ({"type": "quantiles", "column": "age", "epsilon": 0.3, "delta": 1e-9}, "spends no δ"),
+    ],
+)
+def test_unsound_quantiles_are_refused_with_the_reason(sample_plan_path, statistic, message):
+    data = json.loads(sample_plan_path.read_text())
+    data["statistics"] = [statistic]
+    with pytest.raises((PlanError, BudgetError, SchemaError), match=message):
+        ReleasePlan.from_json(data).validate()

@@ -21,7 +21,7 @@ from workbench.core.schema import (
     PrivacyUnit,
     Schema,
 )
-from workbench.core.statistics import Count, Histogram, Mean, StandardDeviation, Sum, Variance
+from workbench.core.statistics import Count, Histogram, Mean, Quantiles, StandardDeviation, Sum, Variance
 
 ADD, SUB = Neighbouring.ADD_REMOVE, Neighbouring.SUBSTITUTE
 
@@ -118,6 +118,11 @@ TABLE = [
     (Variance("x"), ADD, 3, MissingAction.IMPUTE, (10, 30), {"centred sum": 30, "sum of squares": 300, "count": 3}),
     (Variance("x"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 100, "sum of squares": 2500}),
     (StandardDeviation("x"), SUB, 2, MissingAction.DROP, (0, 100), {"centred sum": 200, "sum of squares": 5000, "count": 2}),
+    # quantiles: rows that differ between neighbours (OpenDP's symmetric distance), per level; by group the same
+    (Quantiles("x"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"median": 1}),
+    (Quantiles("x", levels=(0.1, 0.9)), ADD, 3, MissingAction.DROP, (0, 100), {"10th percentile": 3, "90th percentile": 3}),
+    (Quantiles("x"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"median": 2}),
+    (Quantiles("x", by="c"), SUB, 2, MissingAction.IMPUTE, (0, 100), {"median": 4}),
 ]
 
 

@@ -70,7 +70,10 @@ class MechanismEvent:
 
     @property
     def rho(self) -> float:
-        """The zCDP parameter of this event."""
+        """The zCDP parameter of this event: Δ²/(2σ²) for a Gaussian, ε²/2 for any ε-DP event.
+
+        (OpenDP's pure-DP quantile uses permute-and-flip, which is not known to have the
+        exponential mechanism's bounded range, so it gets the general ε²/2, not ε²/8.)"""
         if self.mechanism == "gaussian" and self.scale > 0:
             return (self.sensitivity / self.scale) ** 2 / 2.0
         return self.epsilon**2 / 2.0

@@ -27,10 +27,15 @@ dp.enable_features("contrib")
 class MechanismKind(str, Enum):
     LAPLACE = "laplace"  # pure epsilon-DP
     GAUSSIAN = "gaussian"  # (epsilon, delta)-DP, via zero-concentrated DP
+    EXPONENTIAL = "exponential"  # pure epsilon-DP selection among candidates (quantiles): permute-and-flip
 
     @property
     def title(self) -> str:
-        return {"laplace": "Laplace (discrete)", "gaussian": "Gaussian (discrete)"}[self.value]
+        return {
+            "laplace": "Laplace (discrete)",
+            "gaussian": "Gaussian (discrete)",
+            "exponential": "exponential (quantile selection)",
+        }[self.value]
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class Noise:
 
     def sample(self, exact: Sequence[int] | np.ndarray) -> np.ndarray:
         """Add noise to exact integer answers. Only OpenDP draws the noise (DESIGN rule 4)."""
+        if self.kind is MechanismKind.EXPONENTIAL:
+            raise TypeError("the exponential mechanism selects a candidate (select_quantile); it adds no noise")
         values = [int(v) for v in np.atleast_1d(np.asarray(exact, dtype=object))]
         if self.scale == 0:
             return np.asarray(values, dtype=object)
@@ -56,7 +63,17 @@ class Noise:
             return 0
         if self.kind is MechanismKind.LAPLACE:
             return discrete_laplace_halfwidth(self.scale, confidence)
+        if self.kind is MechanismKind.EXPONENTIAL:
+            return quantile_rank_halfwidth(self.scale, confidence)
         return discrete_gaussian_halfwidth(self.scale, confidence)
+
+    def select_quantile(self, values: np.ndarray, candidates: Sequence[float], alpha: float) -> float:
+        """One of ``candidates``, likelier the closer its rank is to ``alpha`` of the values, chosen by
+        OpenDP's ``make_private_quantile`` (permute-and-flip, a pure-DP exponential-family selection)."""
+        if self.kind is not MechanismKind.EXPONENTIAL:
+            raise TypeError(f"a {self.kind.value} mechanism cannot select a quantile")
+        measurement = _quantile_measurement(tuple(candidates), alpha, self.scale)
+        return float(measurement(np.ascontiguousarray(values, dtype=np.float64)))  # an array passes 3x faster than a list
 
 
 def calibrate(
@@ -68,6 +85,8 @@ def calibrate(
     parts in a billion): for previews that must keep up with a slider, never for a release.
     """
     check_epsilon(epsilon)
+    if kind is MechanismKind.EXPONENTIAL:
+        raise ValueError("the exponential mechanism is calibrated per quantile level: use calibrate_quantile")
     if sensitivity == 0:
         return Noise(kind, 0.0, 0.0, 0.0, 0.0)
     if kind is MechanismKind.LAPLACE:
@@ -79,6 +98,67 @@ def calibrate(
     else:
         scale = sensitivity / math.sqrt(2.0 * _cached_largest_rho(epsilon, delta))
     return Noise(kind, sensitivity, scale, epsilon, delta)
+
+
+QUANTILE_CANDIDATES = 10_001  # a grid of 10,000 steps between the bounds: a step is 0.01% of the range
+
+
+@lru_cache(maxsize=256)
+def quantile_candidates(lower: float, upper: float) -> tuple[float, ...]:
+    """The public candidates of a quantile: ``QUANTILE_CANDIDATES`` evenly spaced points of the bounds."""
+    return tuple(float(c) for c in np.linspace(lower, upper, QUANTILE_CANDIDATES))
+
+
+def quantile_rank_halfwidth(scale: float, confidence: float, candidates: int = QUANTILE_CANDIDATES) -> int:
+    """Ranks t such that the selected candidate's score is within t of the best candidate's
+    with probability at least ``confidence``.
+
+    The score is a candidate's distance in ranks from the level's position. OpenDP selects by
+    permute-and-flip (McKenna & Sheldon 2020): candidates are visited in random order and one
+    that is d ranks worse than the best is accepted with probability exp(-d / scale) when
+    visited. So each candidate t or more ranks worse is chosen with probability at most
+    exp(-t / scale), and all of them together with at most (candidates - 1) exp(-t / scale),
+    the same bound as the exponential mechanism's (Dwork & Roth, Thm 3.11)."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
+    return math.ceil(scale * math.log((candidates - 1) / (1.0 - confidence)))
+
+
+def person_distance(k: int, substitute: bool) -> int:
+    """How many rows differ between neighbours (OpenDP's symmetric distance): a person's k rows
+    appear or vanish, or under substitute k rows go and k others come."""
+    return 2 * k if substitute else k
+
+
+def calibrate_quantile(distance: int, alpha: float, epsilon: float, verified: bool = True) -> Noise:
+    """The least scale that makes the ``alpha``-quantile of a person's ``distance`` rows ε-DP.
+
+    OpenDP's map is ε = distance · 2·max(α, 1 - α) / scale; the scale from this formula is
+    checked by that map and raised in tiny steps until OpenDP agrees (``verified``).
+    ``sensitivity`` is stated in ranks: how far one person can move a candidate's score.
+    """
+    check_epsilon(epsilon)
+    if not 0 < alpha < 1:
+        raise ValueError(f"a quantile level must lie strictly between 0 and 1, not {alpha!r}")
+    reach = distance * max(alpha, 1.0 - alpha)
+    scale = 2.0 * reach / epsilon
+    if verified:
+        scale = _verified_quantile_scale(distance, alpha, epsilon)
+    return Noise(MechanismKind.EXPONENTIAL, reach, scale, epsilon, 0.0)
+
+
+@lru_cache(maxsize=4096)
+def _verified_quantile_scale(distance: int, alpha: float, epsilon: float) -> float:
+    scale = 2.0 * distance * max(alpha, 1.0 - alpha) / epsilon
+    while _quantile_measurement((0.0, 1.0), alpha, scale).map(distance) > epsilon:
+        scale = math.nextafter(scale, math.inf)
+    return scale
+
+
+@lru_cache(maxsize=64)
+def _quantile_measurement(candidates: tuple[float, ...], alpha: float, scale: float) -> Any:
+    domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    return dp.m.make_private_quantile(domain, dp.symmetric_distance(), dp.max_divergence(), list(candidates), alpha, scale)
 
 
 def check_epsilon(epsilon: float) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench.core.accounting import Guarantee, MechanismEvent, compose, overspend
 from workbench.core.errors import BudgetError, PlanError, WorkbenchError
-from workbench.core.mechanisms import MechanismKind, Noise, calibrate, check_delta, check_epsilon
+from workbench.core.mechanisms import MechanismKind, Noise, calibrate, calibrate_quantile, check_delta, check_epsilon
 from workbench.core.schema import Schema
 from workbench.core.statistics import Statistic, statistic_from_json
 
@@ -87,7 +87,9 @@ class PlannedStatistic:
     def noises(self, schema: Schema, verified: bool = True) -> tuple[Noise, ...]:
         """Calibrated noise for each query of the statistic; touches no data (``verified``: see ``calibrate``)."""
         return tuple(
-            calibrate(
+            calibrate_quantile(int(q.sensitivity.l1), q.level, self.budget.epsilon * q.share, verified)
+            if q.level is not None
+            else calibrate(
                 self.mechanism,
                 q.sensitivity.l1 if self.mechanism is MechanismKind.LAPLACE else q.sensitivity.l2,
                 self.budget.epsilon * q.share,
@@ -110,9 +112,10 @@ class PlannedStatistic:
         where = f"Statistic {position + 1}"
         statistic = statistic_from_json(data, where)
         try:
-            mechanism = MechanismKind(data.get("mechanism", "laplace"))
+            mechanism = MechanismKind(data.get("mechanism", statistic.mechanisms[0].value))
         except ValueError:
-            raise PlanError(f"{where}: mechanism {data.get('mechanism')!r} is not 'laplace' or 'gaussian'.") from None
+            names = " or ".join(f"'{m.value}'" for m in MechanismKind)
+            raise PlanError(f"{where}: mechanism {data.get('mechanism')!r} is not {names}.") from None
         optional = {}
         for key in ("target_error", "weight"):
             value = data.get(key)
@@ -155,12 +158,20 @@ class ReleasePlan:
 
     def _check_statistic(self, planned: PlannedStatistic) -> None:
         where = f"'{planned.statistic.label}'"
+        allowed = planned.statistic.mechanisms
+        if planned.mechanism not in allowed:
+            names = " or ".join(m.title for m in allowed)
+            raise PlanError(
+                f"{where} cannot be released with the {planned.mechanism.title} mechanism; choose {names}."
+            )
         try:
             check_epsilon(planned.budget.epsilon)
             if planned.mechanism is MechanismKind.GAUSSIAN:
                 check_delta(planned.budget.delta)
             elif planned.budget.delta != 0:
-                raise BudgetError("the Laplace mechanism spends no δ; set δ to 0 or choose the Gaussian mechanism.")
+                raise BudgetError(
+                    f"the {planned.mechanism.title} mechanism spends no δ; set δ to 0 or choose the Gaussian mechanism."
+                )
         except WorkbenchError as exc:
             raise BudgetError(f"{where}: {exc}") from None
         planned.statistic.queries(self.schema)  # raises if the columns do not fit the statistic

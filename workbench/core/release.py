@@ -152,9 +152,7 @@ def _check_same_guarantee(ledger: Ledger, name: str, plan: ReleasePlan) -> None:
 
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
     statistic = planned.statistic
-    exact = statistic.exact(data)
-    noisy = [noise.sample(values) for noise, values in zip(noises, exact)]
-    del exact  # nothing but the noisy answers goes further
+    noisy = statistic.measure(data, noises)  # nothing but the noisy answers goes further
     cells = statistic.estimate(noisy, noises, plan.schema, plan.confidence)
     return ReleasedStatistic(
         label=statistic.label,
