@@ -178,7 +178,8 @@ def _plan_budget(args: argparse.Namespace) -> int:
         error = expected_error(planned, plan.schema, size, plan.confidence)
         rows.append((
             planned.statistic.label, planned.mechanism.value, f"{planned.budget.epsilon:.4g}",
-            f"{planned.budget.delta:g}", "needs a size estimate" if math.isinf(error) else _format_value(error, error),
+            f"{planned.budget.delta:g}", "needs a size estimate" if math.isinf(error)
+            else _with_unit(_format_value(error, error), planned.statistic.error_unit),
             "" if planned.target_error is None else f"{planned.target_error:g}",
         ))
     _print_table(rows, right=frozenset({2, 3, 4, 5}))
@@ -298,8 +299,8 @@ def _print_release(result: Release) -> None:
                 (
                     statistic.label,
                     cell.label,
-                    _format_value(cell.value, cell.error),
-                    "n/a" if cell.error is None else _format_value(cell.error, cell.error),
+                    _format_value(cell.value, None if cell.error_unit else cell.error),
+                    "n/a" if cell.error is None else _with_unit(_format_value(cell.error, cell.error), cell.error_unit),
                     f"{statistic.epsilon:g}",
                     f"{statistic.delta:g}",
                     statistic.mechanism,
@@ -317,6 +318,12 @@ def _print_release(result: Release) -> None:
             f"ε = {spent['epsilon']:g}, δ = {spent['delta']:g} of its ε = {budget['epsilon']:g}, δ = {budget['delta']:g}."
         )
     print(f"'±' is the half-width of an interval that holds the noise with {percent} probability.")
+    if any(cell.error_unit == "ranks" for statistic in result.statistics for cell in statistic.cells):
+        print("For quantiles it counts ranks: how many rows the released value's position may lie from the level's.")
+
+
+def _with_unit(text: str, unit: str) -> str:
+    return f"{text} {unit}" if unit else text
 
 
 def _format_value(value: float | None, error: float | None) -> str:

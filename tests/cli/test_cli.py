@@ -125,10 +125,12 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "variance", "column": "weekly_hours"},
     {"type": "stddev", "column": "annual_income", "by": "employed"},
     {"type": "histogram", "column": "education", "by": "sex"},
+    {"type": "quantiles", "column": "age", "levels": [0.9, 0.1, 0.5], "by": "sex"},
 ])
 def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
     plan = json.loads(sample_plan_path.read_text())
-    plan["statistics"] = [{**statistic, "mechanism": "laplace", "epsilon": 0.5, "delta": 0.0}]
+    mechanism = "exponential" if statistic["type"] == "quantiles" else "laplace"
+    plan["statistics"] = [{**statistic, "mechanism": mechanism, "epsilon": 0.5, "delta": 0.0}]
     plan_path = tmp_path / "one.plan.json"
     plan_path.write_text(json.dumps(plan))
     out = tmp_path / "results"
@@ -140,6 +142,13 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
     if statistic["type"] == "stddev":
         assert released["label"] == "standard deviation of annual_income by employed"
         assert all(0 <= c["value"] <= 100_000 for c in cells if c["value"] is not None)  # at most half the range
+    if statistic["type"] == "quantiles":
+        assert [c["label"] for c in cells[:3]] == ["female / 10th percentile", "female / median", "female / 90th percentile"]
+        for group in range(0, len(cells), 3):
+            values = [c["value"] for c in cells[group : group + 3]]
+            assert values == sorted(values)  # released in the order of the levels
+        assert all(c["error"] > 0 and c["error_unit"] == "ranks" for c in cells)
+        assert "ranks" in capsys.readouterr().out
 
 
 def test_randomised_response_design_and_estimate(tmp_path, capsys):

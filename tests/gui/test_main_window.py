@@ -240,3 +240,28 @@ def test_the_mechanism_of_a_statistic_can_be_changed_in_place(qtbot, window, sam
     box.setCurrentText("gaussian")
     assert window.document.plan.statistics[0].mechanism is MechanismKind.GAUSSIAN
     assert window.statistics_page.list.cellWidget(0, 1).currentText() == "gaussian"
+
+
+def test_quantiles_are_added_with_their_levels_and_only_their_mechanism(qtbot, window, sample_plan_path):
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    page.type.setCurrentText("quantiles")
+    assert page.levels.isVisibleTo(page)
+    assert [page.mechanism.itemText(i) for i in range(page.mechanism.count())] == ["exponential"]
+    page.levels.setText("0.5, 1.5")
+    assert not page.add.isEnabled() and "strictly between 0 and 1" in page.levels.toolTip()
+    page.levels.setText("0.9, 0.1")
+    page.column.setCurrentText("age")
+    page.add.click()
+    planned = window.document.plan.statistics[-1]
+    assert planned.statistic.label == "quantiles 10%, 90% of age" and planned.mechanism.value == "exponential"
+    row = len(window.document.plan.statistics) - 1
+    box = page.list.cellWidget(row, 1)
+    assert [box.itemText(i) for i in range(box.count())] == ["exponential"]
+
+    preview = window.preview_page
+    preview.recompute()
+    assert preview.table.item(row, 4).text().endswith("ranks")  # the error counts rows of rank, not years
+    page.type.setCurrentText("mean")
+    assert not page.levels.isVisibleTo(page)
+    assert [page.mechanism.itemText(i) for i in range(page.mechanism.count())] == ["laplace", "gaussian"]

@@ -57,9 +57,13 @@ def split_confidence(confidence: float, parts: int) -> float:
 def noise_probability(kind: str, scale: float, steps: Sequence[float]) -> list[float]:
     """P(noise = z) at the integers ``steps`` (for plots): discrete Laplace exactly; discrete
     Gaussian by its continuous density, which differs from it by less than 1e-8 relative for
-    the σ ≥ 1 we use."""
+    the σ ≥ 1 we use. For the exponential mechanism ("exponential"), the chance that a candidate
+    z ranks from the level's position is accepted when visited, exp(-|z| / scale): how many
+    candidates lie at each rank depends on the data, so no data-free distribution exists."""
     if scale <= 0:
         return [1.0 if z == 0 else 0.0 for z in steps]
+    if kind == "exponential":
+        return [math.exp(-abs(z) / scale) for z in steps]
     if kind == "laplace":
         a = math.exp(-1.0 / scale)
         return [(1 - a) / (1 + a) * math.exp(-abs(z) / scale) for z in steps]

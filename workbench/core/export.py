@@ -11,7 +11,7 @@ from pathlib import Path
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import Release
 
-CSV_COLUMNS = ("statistic", "cell", "value", "error", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
+CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
 
 
 def result_rows(result: Release) -> list[dict[str, object]]:
@@ -27,6 +27,7 @@ def result_rows(result: Release) -> list[dict[str, object]]:
                     "cell": cell.label,
                     "value": "" if cell.value is None else cell.value,
                     "error": "" if cell.error is None else cell.error,
+                    "error_unit": cell.error_unit or "value",
                     "confidence": result.confidence,
                     "epsilon": statistic.epsilon,
                     "delta": statistic.delta,

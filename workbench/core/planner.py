@@ -118,6 +118,11 @@ def relative_reference(statistic: Statistic, schema: Schema, size_estimate: floa
 
     column = getattr(statistic, "column", None)
     spec = schema.column(column) if column else None
+    if statistic.error_unit == "ranks":
+        if not size_estimate:
+            return None, "needs a size estimate"
+        groups = len(statistic.groups(schema)) if statistic.by else 1
+        return size_estimate / groups, "of the rows (percentile points)" + (" per group" if groups > 1 else "")
     if statistic.type_name == "mean" and isinstance(spec, NumericColumn) and spec.lower is not None and spec.upper is not None:
         return (spec.upper - spec.lower) or None, "of the range of the bounds"
     if not size_estimate:

@@ -50,7 +50,10 @@ class ReleasedStatistic:
             "delta": self.delta,
             "method": self.method,
             "noise": [n.to_json() for n in self.noise],
-            "cells": [{"label": c.label, "value": c.value, "error": c.error, "note": c.note} for c in self.cells],
+            "cells": [
+                {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note}
+                for c in self.cells
+            ],
         }
 
 

@@ -233,7 +233,8 @@ class PreviewPage(QWidget):
             error = None
             try:
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
-                error_text = f"± {readable(error)}" if math.isfinite(error) else "needs a size estimate"
+                unit = f" {shown.statistic.error_unit}" if shown.statistic.error_unit else ""
+                error_text = f"± {readable(error)}{unit}" if math.isfinite(error) else "needs a size estimate"
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
@@ -342,6 +343,13 @@ class PreviewPage(QWidget):
         for line, edge in zip(self.edges, (-halfwidth * unit, halfwidth * unit)):
             line.setValue(edge)
             line.show()
+        if planned.statistic.error_unit == "ranks":
+            self.plot_title.setText(
+                f"<b>{planned.statistic.label}</b> (exponential mechanism, ε = {noise.epsilon:.3g} per level): how "
+                "likely a point is to be taken, by how many rows its rank is from the level's. Whatever the data, "
+                f"the released value's rank is within the red lines (± {readable(halfwidth)} rows) 95% of the time."
+            )
+            return
         self.plot_title.setText(
             f"Noise of <b>{planned.statistic.label}</b> ({noise.kind.value}, ε = {noise.epsilon:.3g}"
             f"{f', δ = {noise.delta:.2g}' if noise.delta else ''}): 95% of draws fall between the red lines "

@@ -175,7 +175,7 @@ class ReleasePage(QWidget):
             texts = [
                 statistic.label, cell.label,
                 "" if cell.value is None else readable(cell.value),
-                "" if cell.error is None else f"± {readable(cell.error)}",
+                "" if cell.error is None else f"± {readable(cell.error)}" + (f" {cell.error_unit}" if cell.error_unit else ""),
                 f"{statistic.epsilon:.3g}", f"{statistic.delta:.2g}", statistic.mechanism, cell.note,
             ]
             for column, text in enumerate(texts):

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -19,12 +20,14 @@ from PySide6.QtWidgets import (
 from workbench.core.mechanisms import MechanismKind
 from workbench.core.plan import Budget, PlannedStatistic
 from workbench.core.schema import CategoricalColumn, NumericColumn
-from workbench.core.statistics import STATISTIC_TYPES, Count, Statistic
+from workbench.core.errors import WorkbenchError
+from workbench.core.statistics import STATISTIC_TYPES, Count, Quantiles, Statistic
 from workbench.gui.document import PlanDocument
+from workbench.gui.formatting import parse_number
 
 NEEDS = {
     "count": None, "sum": NumericColumn, "mean": NumericColumn, "variance": NumericColumn,
-    "stddev": NumericColumn, "histogram": CategoricalColumn,
+    "stddev": NumericColumn, "histogram": CategoricalColumn, "quantiles": NumericColumn,
 }
 WORDS = {
     "count": "the number of rows",
@@ -33,11 +36,14 @@ WORDS = {
     "variance": "the spread of a numeric column (sample variance, divisor n - 1)",
     "stddev": "the standard deviation of a numeric column (square root of the variance)",
     "histogram": "how many rows fall in each category (by another column: a cross-tabulation)",
+    "quantiles": "values below which given shares of the rows lie: the median (0.5), quartiles, deciles",
 }
 MECHANISM_WORDS = {
     "laplace": "Laplace noise: pure ε-differential privacy (δ = 0)",
     "gaussian": "Gaussian noise: (ε, δ)-differential privacy; smaller errors when many statistics are released",
+    "exponential": "Selection among points of the bounds, likelier the closer to the level: pure ε-DP (quantiles)",
 }
+DEFAULT_LEVELS = "0.25, 0.5, 0.75"
 NO_GROUP = "(all rows)"
 
 
@@ -55,10 +61,11 @@ class StatisticsPage(QWidget):
         self.by = QComboBox()
         self.by.setAccessibleName("by group")
         self.by.setToolTip("Release the statistic for each category of this column. The groups share one ε.")
+        self.levels = QLineEdit(DEFAULT_LEVELS)
+        self.levels.setAccessibleName("quantile levels")
+        self.levels.setToolTip("Quantile levels between 0 and 1, separated by commas: 0.5 is the median.")
+        self.levels_label = QLabel("at levels")
         self.mechanism = QComboBox()
-        self.mechanism.addItems([m.value for m in MechanismKind])
-        for i, m in enumerate(MechanismKind):
-            self.mechanism.setItemData(i, MECHANISM_WORDS[m.value], 3)
         self.mechanism.setAccessibleName("mechanism")
         self.add = QPushButton("&Add")
         self.remove = QPushButton("&Remove")
@@ -77,8 +84,9 @@ class StatisticsPage(QWidget):
         self.list.horizontalHeader().setStretchLastSection(True)
 
         chooser = QHBoxLayout()
-        for label, widget in (("Statistic:", self.type), ("of", self.column), ("by", self.by), ("with", self.mechanism)):
-            chooser.addWidget(QLabel(label))
+        for label, widget in (("Statistic:", self.type), ("of", self.column), (self.levels_label, self.levels),
+                              ("by", self.by), ("with", self.mechanism)):
+            chooser.addWidget(label if isinstance(label, QLabel) else QLabel(label))
             chooser.addWidget(widget)
         chooser.addWidget(self.add)
         chooser.addStretch()
@@ -93,6 +101,7 @@ class StatisticsPage(QWidget):
         layout.addLayout(order)
 
         self.type.currentTextChanged.connect(self._offer_columns)
+        self.levels.textChanged.connect(self._check_levels)
         self.add.clicked.connect(self._add)
         self.remove.clicked.connect(self._remove)
         self.up.clicked.connect(lambda: self._move(-1))
@@ -120,22 +129,21 @@ class StatisticsPage(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.list.setItem(row, column, item)
-            self._show_mechanism(row, planned.mechanism)
+            self._show_mechanism(row, planned)
         if 0 <= selected < len(plan.statistics):
             self.list.selectRow(selected)
 
-    def _show_mechanism(self, row: int, mechanism: MechanismKind) -> None:
-        """A combo box per row: the mechanism of a statistic can be changed in place."""
+    def _show_mechanism(self, row: int, planned: PlannedStatistic) -> None:
+        """A combo box per row: the mechanism of a statistic can be changed in place, among those
+        that can release it."""
         box = self.list.cellWidget(row, 1)
         if not isinstance(box, QComboBox):
             box = QComboBox()
-            box.addItems([m.value for m in MechanismKind])
-            for i, m in enumerate(MechanismKind):
-                box.setItemData(i, MECHANISM_WORDS[m.value], 3)
             box.currentTextChanged.connect(lambda text, r=row: self._mechanism_changed(r, text))
             self.list.setCellWidget(row, 1, box)
         box.blockSignals(True)
-        box.setCurrentText(mechanism.value)
+        _offer_mechanisms(box, planned.statistic.mechanisms)
+        box.setCurrentText(planned.mechanism.value)
         box.setAccessibleName(f"mechanism of statistic {row + 1}")
         box.blockSignals(False)
 
@@ -153,6 +161,12 @@ class StatisticsPage(QWidget):
             self.document.update(replace(plan, statistics=tuple(statistics)))
 
     def _offer_columns(self) -> None:
+        kind = STATISTIC_TYPES.get(self.type.currentText())
+        if kind is not None:
+            _offer_mechanisms(self.mechanism, kind.mechanisms)
+        quantiles = kind is Quantiles
+        self.levels.setVisible(quantiles)
+        self.levels_label.setVisible(quantiles)
         need = NEEDS.get(self.type.currentText())
         current = self.column.currentText()
         names = [s.name for s in self.document.plan.schema.columns if need is not None and isinstance(s, need)]
@@ -161,13 +175,45 @@ class StatisticsPage(QWidget):
         self.column.setEnabled(need is not None)
         if current in names:
             self.column.setCurrentText(current)
-        self.add.setEnabled(need is None or bool(names))
+        self._check_levels()
+
+    def parsed_levels(self) -> tuple[float, ...]:
+        """The typed quantile levels; a WorkbenchError says what is wrong with them."""
+        parts = [p for p in self.levels.text().replace(";", ",").split(",") if p.strip()]
+        if not parts:
+            raise WorkbenchError("Type at least one level, e.g. 0.5 for the median.")
+        levels = []
+        for part in parts:
+            try:
+                levels.append(parse_number(part))
+            except ValueError:
+                raise WorkbenchError(f"'{part.strip()}' is not a number; type levels such as 0.25, 0.5, 0.75.") from None
+        for level in levels:
+            if not 0 < level < 1:
+                raise WorkbenchError(f"{level:g} is not a level: levels lie strictly between 0 and 1 (0.5: the median).")
+        return tuple(levels)
+
+    def _check_levels(self) -> None:
+        """Mark the levels red with the reason while they cannot be used; Add waits for them."""
+        need = NEEDS.get(self.type.currentText())
+        ready = need is None or self.column.count() > 0
+        problem = ""
+        if STATISTIC_TYPES.get(self.type.currentText()) is Quantiles:
+            try:
+                self.parsed_levels()
+            except WorkbenchError as exc:
+                problem = str(exc)
+        self.levels.setStyleSheet("border: 1px solid #c0392b;" if problem else "")
+        self.levels.setToolTip(problem or "Quantile levels between 0 and 1, separated by commas: 0.5 is the median.")
+        self.add.setEnabled(ready and not problem)
 
     def new_statistic(self) -> Statistic:
         kind = STATISTIC_TYPES[self.type.currentText()]
         by = None if self.by.currentText() in ("", NO_GROUP) else self.by.currentText()
         if kind is Count:
             return Count(by=by)
+        if kind is Quantiles:
+            return Quantiles(column=self.column.currentText(), by=by, levels=self.parsed_levels())
         return kind(column=self.column.currentText(), by=by)  # type: ignore[call-arg]
 
     def _add(self) -> None:
@@ -195,3 +241,16 @@ class StatisticsPage(QWidget):
             self.list.selectRow(target)
 
 
+
+
+def _offer_mechanisms(box: QComboBox, mechanisms: tuple[MechanismKind, ...]) -> None:
+    """Fill ``box`` with ``mechanisms`` (keeping the choice if it is still offered)."""
+    if [box.itemText(i) for i in range(box.count())] == [m.value for m in mechanisms]:
+        return
+    current = box.currentText()
+    box.clear()
+    for i, m in enumerate(mechanisms):
+        box.addItem(m.value)
+        box.setItemData(i, MECHANISM_WORDS[m.value], 3)
+    if current in [m.value for m in mechanisms]:
+        box.setCurrentText(current)
