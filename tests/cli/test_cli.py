@@ -126,6 +126,7 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "stddev", "column": "annual_income", "by": "employed"},
     {"type": "histogram", "column": "education", "by": "sex"},
     {"type": "quantiles", "column": "age", "levels": [0.9, 0.1, 0.5], "by": "sex"},
+    {"type": "crosstab", "columns": ["sex", "employed", "education"]},
 ])
 def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
     plan = json.loads(sample_plan_path.read_text())
@@ -142,6 +143,8 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
     if statistic["type"] == "stddev":
         assert released["label"] == "standard deviation of annual_income by employed"
         assert all(0 <= c["value"] <= 100_000 for c in cells if c["value"] is not None)  # at most half the range
+    if statistic["type"] == "crosstab":
+        assert len(cells) == 3 * 2 * 6 and cells[0]["label"] == "female / yes / none"  # (other) kept for sex, not employed
     if statistic["type"] == "quantiles":
         assert [c["label"] for c in cells[:3]] == ["female / 10th percentile", "female / median", "female / 90th percentile"]
         for group in range(0, len(cells), 3):

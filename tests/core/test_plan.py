@@ -99,6 +99,22 @@ def test_grouping_by_a_column_that_is_not_categorical_is_refused(sample_plan_pat
         ReleasePlan.from_json(data).validate()
 
 
+def test_three_way_crosstab_round_trips_and_costs_one_histogram(sample_plan_path):
+    data = json.loads(sample_plan_path.read_text())
+    data["statistics"] = [{"type": "crosstab", "columns": ["sex", "region", "education"], "mechanism": "laplace", "epsilon": 0.5}]
+    plan = ReleasePlan.from_json(data)
+    plan.validate()
+    assert ReleasePlan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
+    assert plan.statistics[0].statistic.label == "cross-tabulation of sex × region × education"
+    assert plan.guarantee().epsilon == pytest.approx(0.5)
+    data["statistics"][0]["columns"] = ["sex", "age"]
+    with pytest.raises(SchemaError, match="The cross-tabulation of 'age' needs a categorical column"):
+        ReleasePlan.from_json(data).validate()
+    data["statistics"][0]["columns"] = ["sex"]
+    with pytest.raises(PlanError, match="two or three different categorical columns"):
+        ReleasePlan.from_json(data).validate()
+
+
 def test_quantiles_round_trip_with_the_exponential_mechanism_by_default(sample_plan_path):
     data = json.loads(sample_plan_path.read_text())
     data["statistics"] = [

@@ -21,7 +21,7 @@ from workbench.core.schema import (
     PrivacyUnit,
     Schema,
 )
-from workbench.core.statistics import Count, Histogram, Mean, Quantiles, StandardDeviation, Sum, Variance
+from workbench.core.statistics import Count, CrossTab, Histogram, Mean, Quantiles, StandardDeviation, Sum, Variance
 
 ADD, SUB = Neighbouring.ADD_REMOVE, Neighbouring.SUBSTITUTE
 
@@ -72,6 +72,8 @@ def schema(neighbouring=ADD, k=1, missing=MissingAction.IMPUTE, lower=0.0, upper
             IdentifierColumn("pid"),
             NumericColumn("x", lower=lower, upper=upper, missing=policy),
             CategoricalColumn("c", categories=("a", "b", "c")),
+            CategoricalColumn("c2", categories=("u", "v")),
+            CategoricalColumn("c3", categories=("p", "q")),
         ),
         unit=unit,
         neighbouring=neighbouring,
@@ -118,6 +120,9 @@ TABLE = [
     (Variance("x"), ADD, 3, MissingAction.IMPUTE, (10, 30), {"centred sum": 30, "sum of squares": 300, "count": 3}),
     (Variance("x"), SUB, 1, MissingAction.IMPUTE, (0, 100), {"centred sum": 100, "sum of squares": 2500}),
     (StandardDeviation("x"), SUB, 2, MissingAction.DROP, (0, 100), {"centred sum": 200, "sum of squares": 5000, "count": 2}),
+    # cross-tabulation: one bin per combination, like a histogram
+    (CrossTab(("c", "c2")), ADD, 3, MissingAction.IMPUTE, (0, 100), {"cells": 3}),
+    (CrossTab(("c", "c2"), by="c3"), SUB, 2, MissingAction.IMPUTE, (0, 100), {"cells": 4}),
     # quantiles: rows that differ between neighbours (OpenDP's symmetric distance), per level; by group the same
     (Quantiles("x"), ADD, 1, MissingAction.IMPUTE, (0, 100), {"median": 1}),
     (Quantiles("x", levels=(0.1, 0.9)), ADD, 3, MissingAction.DROP, (0, 100), {"10th percentile": 3, "90th percentile": 3}),

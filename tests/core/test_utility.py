@@ -25,10 +25,11 @@ from workbench.core.schema import (
     MissingPolicy,
     Neighbouring,
     NumericColumn,
+    OutsideCategories,
     PrivacyUnit,
     Schema,
 )
-from workbench.core.statistics import Count, Histogram, Mean, Quantiles, StandardDeviation, Sum, SumGrid, Variance
+from workbench.core.statistics import Count, CrossTab, Histogram, Mean, Quantiles, StandardDeviation, Sum, SumGrid, Variance
 
 REPEATS = 4000
 pytestmark = pytest.mark.statistical
@@ -39,6 +40,7 @@ FRAME = pd.DataFrame(
         "pid": np.repeat(np.arange(400), 3),
         "x": rng.uniform(-20, 120, 1200).round(2),
         "c": rng.choice(["a", "b", "c", "d"], 1200),
+        "d": rng.choice(["u", "v", "w"], 1200),
     }
 )
 TABLE = Table(frame=FRAME, source=Path("utility.csv"), file_format="text")
@@ -50,6 +52,7 @@ def schema(neighbouring: Neighbouring, k: int) -> Schema:
             IdentifierColumn("pid"),
             NumericColumn("x", lower=0, upper=100, missing=MissingPolicy(MissingAction.IMPUTE, 50.0)),
             CategoricalColumn("c", ("a", "b", "c")),
+            CategoricalColumn("d", ("u", "v"), outside=OutsideCategories.DROP),
         ),
         unit=PrivacyUnit("pid", k) if k > 1 else PrivacyUnit(),
         neighbouring=neighbouring,
@@ -91,6 +94,7 @@ CASES = [
     (Sum("x", by="c"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 2, 0.5),
     (Mean("x", by="c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 1.0),
     (Histogram("c", by="c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 0.5),
+    (CrossTab(("c", "d")), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 2, 0.5),
 ]
 
 

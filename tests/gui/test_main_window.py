@@ -265,3 +265,20 @@ def test_quantiles_are_added_with_their_levels_and_only_their_mechanism(qtbot, w
     page.type.setCurrentText("mean")
     assert not page.levels.isVisibleTo(page)
     assert [page.mechanism.itemText(i) for i in range(page.mechanism.count())] == ["laplace", "gaussian"]
+
+
+def test_a_three_way_cross_tabulation_is_added_and_a_repeated_column_refused(qtbot, window, warnings, sample_plan_path):
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    page.type.setCurrentText("crosstab")
+    assert page.second.isVisibleTo(page) and page.third.isVisibleTo(page) and not page.levels.isVisibleTo(page)
+    page.column.setCurrentText("sex")
+    page.second.setCurrentText("region")
+    page.third.setCurrentText("education")
+    page.add.click()
+    assert window.document.plan.statistics[-1].statistic.label == "cross-tabulation of sex × region × education"
+    before = len(window.document.plan.statistics)
+    page.second.setCurrentText("sex")
+    page.add.click()
+    assert len(window.document.plan.statistics) == before
+    assert warnings and "two or three different categorical columns" in warnings[-1][1]

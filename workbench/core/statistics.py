@@ -563,6 +563,70 @@ class StandardDeviation(Variance):
         return np.sqrt(variance)
 
 
+@dataclass(frozen=True)
+class CrossTab(Statistic):
+    """Counts of every combination of the public categories of two or three columns (empty
+    combinations too): one disjoint bin per combination, so it costs what one histogram does."""
+
+    columns: tuple[str, ...] = ()
+    by: str | None = None
+    type_name: ClassVar[str] = "crosstab"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", tuple(self.columns))
+
+    @property
+    def label(self) -> str:
+        return f"cross-tabulation of {' × '.join(self.columns)}{self._by_words()}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return (*self.columns, *super().column_names)
+
+    def _specs(self, schema: Schema) -> list[CategoricalColumn]:
+        if not 2 <= len(self.columns) <= 3 or len(set(self.column_names)) != len(self.column_names):
+            raise PlanError(
+                f"A cross-tabulation needs two or three different categorical columns (and a grouping column other "
+                f"than them), not {', '.join(self.column_names) or 'none'}."
+            )
+        return [_categorical(schema, column, "cross-tabulation") for column in self.columns]
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        self._specs(schema)
+        self.groups(schema)  # checks the grouping column
+        return (Query("cells", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0, scalar=False),)
+
+    def _cell_labels(self, schema: Schema) -> list[str]:
+        labels = [g for g in self.groups(schema)] if self.by else [""]
+        for spec in self._specs(schema):
+            labels = [f"{prefix} / {b}" if prefix else b for prefix in labels for b in spec.bins]
+        return labels
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        rows = data.complete(self.column_names)
+        codes = _group_codes(self, data)
+        cells = len(self.groups(data.schema))
+        for spec, column in zip(self._specs(data.schema), self.columns):
+            bins = bin_codes(spec, rows[column].to_numpy(dtype=object))
+            codes = np.where((codes >= 0) & (bins >= 0), codes * len(spec.bins) + bins, -1)
+            cells *= len(spec.bins)
+        return (_counts_by_group(codes, cells),)
+
+    def estimate(self, noisy, noises, schema, confidence):
+        error = self.error_bound(noises, schema, None, confidence)
+        return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
+
+    def method(self, schema: Schema) -> str:
+        where = f", within each category of {self.by}" if self.by else ""
+        return (
+            f"Rows counted in every combination of the public categories of {', '.join(self.columns)}{where} "
+            "(each row in one cell), plus integer noise in every cell."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "columns": list(self.columns)}
+
+
 def level_words(level: float) -> str:
     """A quantile level as statisticians say it: 'median', '25th percentile', '2.5th percentile'."""
     if level == 0.5:
@@ -673,7 +737,7 @@ class Quantiles(ColumnStatistic):
 
 
 STATISTIC_TYPES: dict[str, type[Statistic]] = {
-    cls.type_name: cls for cls in (Count, Sum, Mean, Variance, StandardDeviation, Histogram, Quantiles)
+    cls.type_name: cls for cls in (Count, Sum, Mean, Variance, StandardDeviation, Histogram, CrossTab, Quantiles)
 }
 
 
@@ -687,6 +751,11 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
         raise PlanError(f"{where}: 'by' must name a categorical column, or be left out.")
     if cls is Count:
         return Count(by=by)
+    if cls is CrossTab:
+        columns = data.get("columns")
+        if not isinstance(columns, list) or not all(isinstance(c, str) and c for c in columns):
+            raise PlanError(f"{where}: a crosstab needs 'columns', a list of two or three categorical column names.")
+        return CrossTab(columns=tuple(columns), by=by)
     column = data.get("column")
     if not isinstance(column, str) or not column:
         raise PlanError(f"{where}: a {data['type']} needs the name of its 'column'.")

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -21,13 +22,14 @@ from workbench.core.mechanisms import MechanismKind
 from workbench.core.plan import Budget, PlannedStatistic
 from workbench.core.schema import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
-from workbench.core.statistics import STATISTIC_TYPES, Count, Quantiles, Statistic
+from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Quantiles, Statistic
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 
 NEEDS = {
     "count": None, "sum": NumericColumn, "mean": NumericColumn, "variance": NumericColumn,
     "stddev": NumericColumn, "histogram": CategoricalColumn, "quantiles": NumericColumn,
+    "crosstab": CategoricalColumn,
 }
 WORDS = {
     "count": "the number of rows",
@@ -37,6 +39,7 @@ WORDS = {
     "stddev": "the standard deviation of a numeric column (square root of the variance)",
     "histogram": "how many rows fall in each category (by another column: a cross-tabulation)",
     "quantiles": "values below which given shares of the rows lie: the median (0.5), quartiles, deciles",
+    "crosstab": "how many rows fall in each combination of the categories of two or three columns",
 }
 MECHANISM_WORDS = {
     "laplace": "Laplace noise: pure ε-differential privacy (δ = 0)",
@@ -45,6 +48,7 @@ MECHANISM_WORDS = {
 }
 DEFAULT_LEVELS = "0.25, 0.5, 0.75"
 NO_GROUP = "(all rows)"
+NO_THIRD = "(two columns)"
 
 
 class StatisticsPage(QWidget):
@@ -65,6 +69,10 @@ class StatisticsPage(QWidget):
         self.levels.setAccessibleName("quantile levels")
         self.levels.setToolTip("Quantile levels between 0 and 1, separated by commas: 0.5 is the median.")
         self.levels_label = QLabel("at levels")
+        self.second, self.third = QComboBox(), QComboBox()
+        self.second.setAccessibleName("second column")
+        self.third.setAccessibleName("third column")
+        self.crossed_labels = (QLabel("×"), QLabel("×"))
         self.mechanism = QComboBox()
         self.mechanism.setAccessibleName("mechanism")
         self.add = QPushButton("&Add")
@@ -85,6 +93,7 @@ class StatisticsPage(QWidget):
 
         chooser = QHBoxLayout()
         for label, widget in (("Statistic:", self.type), ("of", self.column), (self.levels_label, self.levels),
+                              (self.crossed_labels[0], self.second), (self.crossed_labels[1], self.third),
                               ("by", self.by), ("with", self.mechanism)):
             chooser.addWidget(label if isinstance(label, QLabel) else QLabel(label))
             chooser.addWidget(widget)
@@ -167,6 +176,9 @@ class StatisticsPage(QWidget):
         quantiles = kind is Quantiles
         self.levels.setVisible(quantiles)
         self.levels_label.setVisible(quantiles)
+        crossed = kind is CrossTab
+        for widget in (self.second, self.third, *self.crossed_labels):
+            widget.setVisible(crossed)
         need = NEEDS.get(self.type.currentText())
         current = self.column.currentText()
         names = [s.name for s in self.document.plan.schema.columns if need is not None and isinstance(s, need)]
@@ -175,6 +187,13 @@ class StatisticsPage(QWidget):
         self.column.setEnabled(need is not None)
         if current in names:
             self.column.setCurrentText(current)
+        categorical = [s.name for s in self.document.plan.schema.columns if isinstance(s, CategoricalColumn)]
+        for box, extra in ((self.second, []), (self.third, [NO_THIRD])):
+            chosen = box.currentText()
+            box.clear()
+            box.addItems([*extra, *categorical])
+            if chosen in extra + categorical:
+                box.setCurrentText(chosen)
         self._check_levels()
 
     def parsed_levels(self) -> tuple[float, ...]:
@@ -214,12 +233,21 @@ class StatisticsPage(QWidget):
             return Count(by=by)
         if kind is Quantiles:
             return Quantiles(column=self.column.currentText(), by=by, levels=self.parsed_levels())
+        if kind is CrossTab:
+            third = () if self.third.currentText() in ("", NO_THIRD) else (self.third.currentText(),)
+            return CrossTab(columns=(self.column.currentText(), self.second.currentText(), *third), by=by)
         return kind(column=self.column.currentText(), by=by)  # type: ignore[call-arg]
 
     def _add(self) -> None:
         plan = self.document.plan
         mechanism = MechanismKind(self.mechanism.currentText())
-        planned = PlannedStatistic(self.new_statistic(), mechanism, Budget(plan.total.epsilon), weight=1.0)
+        try:
+            statistic = self.new_statistic()
+            statistic.queries(plan.schema)  # refuse what cannot be released (e.g. a column crossed with itself)
+        except WorkbenchError as exc:
+            QMessageBox.warning(self, "This statistic cannot be added", str(exc))
+            return
+        planned = PlannedStatistic(statistic, mechanism, Budget(plan.total.epsilon), weight=1.0)
         self.document.update(replace(plan, statistics=(*plan.statistics, planned)))
         self.list.selectRow(len(plan.statistics))
 
