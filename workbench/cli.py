@@ -308,6 +308,8 @@ def _print_release(result: Release) -> None:
             )
             if cell.note:
                 rows.append(("", f"  note: {cell.note}", "", "", "", "", ""))
+        for words in statistic.post_processing:
+            rows.append(("", f"  post-processing: {words}", "", "", "", "", ""))
     _print_table(rows, right=frozenset({2, 3, 4, 5}))
     total = result.guarantee
     print(f"\nTotal: ε = {total.epsilon:g}, δ = {total.delta:g} by {total.method}.")

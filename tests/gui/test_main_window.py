@@ -282,3 +282,19 @@ def test_a_three_way_cross_tabulation_is_added_and_a_repeated_column_refused(qtb
     page.add.click()
     assert len(window.document.plan.statistics) == before
     assert warnings and "two or three different categorical columns" in warnings[-1][1]
+
+
+def test_post_processing_is_chosen_per_statistic(qtbot, window, sample_plan_path):
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    box = page.list.cellWidget(0, 3)
+    assert box.currentText() == "none"
+    box.setCurrentText("clamp, round to 10")
+    post = window.document.plan.statistics[0].post
+    assert post.clamp and post.round_to == 10
+    page.type.setCurrentText("quantiles")
+    page.column.setCurrentText("age")
+    page.add.click()
+    row = len(window.document.plan.statistics) - 1
+    offered = page.list.cellWidget(row, 3)
+    assert [offered.itemText(i) for i in range(offered.count())] == ["none", "clamp"]

@@ -16,6 +16,7 @@ from typing import Any
 from workbench.core.accounting import Guarantee, MechanismEvent, compose, overspend
 from workbench.core.errors import BudgetError, PlanError, WorkbenchError
 from workbench.core.mechanisms import MechanismKind, Noise, calibrate, calibrate_quantile, check_delta, check_epsilon
+from workbench.core.postprocess import PostProcessing
 from workbench.core.schema import Schema
 from workbench.core.statistics import Statistic, statistic_from_json
 
@@ -83,6 +84,7 @@ class PlannedStatistic:
     budget: Budget
     target_error: float | None = None
     weight: float | None = None
+    post: PostProcessing = PostProcessing()
 
     def noises(self, schema: Schema, verified: bool = True) -> tuple[Noise, ...]:
         """Calibrated noise for each query of the statistic; touches no data (``verified``: see ``calibrate``)."""
@@ -105,6 +107,8 @@ class PlannedStatistic:
             out["target_error"] = self.target_error
         if self.weight is not None:
             out["weight"] = self.weight
+        if self.post.chosen:
+            out["post_processing"] = self.post.to_json()
         return out
 
     @classmethod
@@ -123,7 +127,8 @@ class PlannedStatistic:
                                       or not math.isfinite(value) or value <= 0):
                 raise PlanError(f"{where}: '{key}' must be a positive number, not {value!r}.")
             optional[key] = value
-        return cls(statistic, mechanism, Budget.from_json(data, where), **optional)
+        post = PostProcessing.from_json(data.get("post_processing"), where)
+        return cls(statistic, mechanism, Budget.from_json(data, where), **optional, post=post)
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,7 @@ class ReleasePlan:
         except WorkbenchError as exc:
             raise BudgetError(f"{where}: {exc}") from None
         planned.statistic.queries(self.schema)  # raises if the columns do not fit the statistic
+        planned.post.check(planned.statistic)
 
     def _check_delta_against_size(self) -> None:
         size = self.schema.public_size or self.dataset.size_estimate

@@ -38,6 +38,7 @@ class ReleasedStatistic:
     method: str
     noise: tuple[MechanismEvent, ...]  # per query, in the statistic's own units
     cells: tuple[Cell, ...]
+    post_processing: tuple[str, ...] = ()  # what was done to the released values, with its bias
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -50,6 +51,7 @@ class ReleasedStatistic:
             "delta": self.delta,
             "method": self.method,
             "noise": [n.to_json() for n in self.noise],
+            "post_processing": list(self.post_processing),
             "cells": [
                 {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note}
                 for c in self.cells
@@ -156,7 +158,7 @@ def _check_same_guarantee(ledger: Ledger, name: str, plan: ReleasePlan) -> None:
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
     statistic = planned.statistic
     noisy = statistic.measure(data, noises)  # nothing but the noisy answers goes further
-    cells = statistic.estimate(noisy, noises, plan.schema, plan.confidence)
+    cells = planned.post.apply(statistic.estimate(noisy, noises, plan.schema, plan.confidence), statistic, plan.schema)
     return ReleasedStatistic(
         label=statistic.label,
         type=statistic.type_name,
@@ -168,4 +170,5 @@ def _release_one(planned: PlannedStatistic, queries, noises, data, plan: Release
         method=statistic.method(plan.schema),
         noise=tuple(MechanismEvent.from_noise(q.name, n, q.unit, q.scalar) for q, n in zip(queries, noises)),
         cells=cells,
+        post_processing=tuple(planned.post.describe(statistic, plan.schema)),
     )

@@ -155,6 +155,11 @@ class Statistic:
         """One sentence on how the value is computed, for results and reports."""
         raise NotImplementedError
 
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        """The values the exact statistic can take on any data (public): clamping a released
+        value into it moves the value closer to the truth, never further."""
+        return (-math.inf, math.inf)
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type_name, **({"by": self.by} if self.by else {})}
 
@@ -290,6 +295,9 @@ class Count(Statistic):
         error = self.error_bound(noises, schema, None, confidence)
         return _group_cells(self.groups(schema), [float(v) for v in noisy[0]], [error] * len(noisy[0]))
 
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        return (0.0, math.inf)
+
     def method(self, schema: Schema) -> str:
         if not self.queries(schema):
             return "Under 'substitute one person' with one row per person the count is the public size."
@@ -318,6 +326,10 @@ class Sum(ColumnStatistic):
         unit = self.queries(schema)[0].unit
         error = self.error_bound(noises, schema, None, confidence)
         return _group_cells(self.groups(schema), [v * unit for v in noisy[0]], [error] * len(noisy[0]))
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        grid = _grid(_numeric(schema, self.column, "sum"))
+        return (0.0 if grid.lower >= 0 else -math.inf, 0.0 if grid.upper <= 0 else math.inf)
 
     def method(self, schema: Schema) -> str:
         unit = self.queries(schema)[0].unit
@@ -398,6 +410,10 @@ class Mean(ColumnStatistic):
         width = combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance, confidence)
         return width / size
 
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        grid = _grid(_numeric(schema, self.column, "mean"))
+        return (grid.lower, grid.upper)
+
     def method(self, schema: Schema) -> str:
         if self._public_count(schema):
             return "Noisy sum of values centred on the middle of the bounds, divided by the public size."
@@ -435,6 +451,9 @@ class Histogram(ColumnStatistic):
     def estimate(self, noisy, noises, schema, confidence):
         error = self.error_bound(noises, schema, None, confidence)
         return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        return (0.0, math.inf)
 
     def method(self, schema: Schema) -> str:
         spec = _categorical(schema, self.column, "histogram")
@@ -615,6 +634,9 @@ class CrossTab(Statistic):
     def estimate(self, noisy, noises, schema, confidence):
         error = self.error_bound(noises, schema, None, confidence)
         return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        return (0.0, math.inf)
 
     def method(self, schema: Schema) -> str:
         where = f", within each category of {self.by}" if self.by else ""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.mechanisms import MechanismKind
 from workbench.core.plan import Budget, PlannedStatistic
+from workbench.core.postprocess import PostProcessing
 from workbench.core.schema import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
 from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Quantiles, Statistic
@@ -48,6 +49,20 @@ MECHANISM_WORDS = {
 }
 DEFAULT_LEVELS = "0.25, 0.5, 0.75"
 NO_GROUP = "(all rows)"
+POST_PROCESSING_CHOICES = {
+    "none": PostProcessing(),
+    "clamp": PostProcessing(clamp=True),
+    "clamp, round to 1": PostProcessing(clamp=True, round_to=1.0),
+    "clamp, round to 5": PostProcessing(clamp=True, round_to=5.0),
+    "clamp, round to 10": PostProcessing(clamp=True, round_to=10.0),
+    "round to 1": PostProcessing(round_to=1.0),
+}
+
+
+def post_processing_text(post: PostProcessing) -> str:
+    """How a choice reads in the list: 'none', 'clamp', 'clamp, round to 10'."""
+    parts = (["clamp"] if post.clamp else []) + ([f"round to {post.round_to:g}"] if post.round_to else [])
+    return ", ".join(parts) or "none"
 NO_THIRD = "(two columns)"
 
 
@@ -79,8 +94,12 @@ class StatisticsPage(QWidget):
         self.remove = QPushButton("&Remove")
         self.up = QPushButton("Move &up")
         self.down = QPushButton("Move &down")
-        self.list = QTableWidget(0, 4)
-        self.list.setHorizontalHeaderLabels(["Statistic", "Mechanism", "Weight", "Method"])
+        self.list = QTableWidget(0, 5)
+        self.list.setHorizontalHeaderLabels(["Statistic", "Mechanism", "Weight", "Post-processing", "Method"])
+        self.list.horizontalHeaderItem(3).setToolTip(
+            "Optional, applied to released values only: clamping into the possible range (a count is never below 0) "
+            "keeps the error bound but biases values near the edge; rounding adds half the step to the error bound."
+        )
         self.list.horizontalHeaderItem(2).setToolTip(
             "Statistics share the total ε in proportion to their weights (Budget & preview step)."
         )
@@ -134,11 +153,13 @@ class StatisticsPage(QWidget):
             except Exception as exc:  # the column was described differently since: say so in the row
                 method = f"⚠ {exc}"
             weight = "locked ε" if planned.weight is None else f"{planned.weight:g}"
-            for column, text in enumerate((planned.statistic.label, planned.mechanism.value, weight, method)):
+            texts = (planned.statistic.label, planned.mechanism.value, weight, post_processing_text(planned.post), method)
+            for column, text in enumerate(texts):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.list.setItem(row, column, item)
             self._show_mechanism(row, planned)
+            self._show_post_processing(row, planned)
         if 0 <= selected < len(plan.statistics):
             self.list.selectRow(selected)
 
@@ -155,6 +176,33 @@ class StatisticsPage(QWidget):
         box.setCurrentText(planned.mechanism.value)
         box.setAccessibleName(f"mechanism of statistic {row + 1}")
         box.blockSignals(False)
+
+    def _show_post_processing(self, row: int, planned: PlannedStatistic) -> None:
+        """A combo box per row with the usual choices (rounding is not offered for quantiles)."""
+        box = self.list.cellWidget(row, 3)
+        if not isinstance(box, QComboBox):
+            box = QComboBox()
+            box.currentTextChanged.connect(lambda text, r=row: self._post_processing_changed(r, text))
+            self.list.setCellWidget(row, 3, box)
+        box.blockSignals(True)
+        offered = [text for text, post in POST_PROCESSING_CHOICES.items()
+                   if not (post.round_to and planned.statistic.error_unit)]
+        current = post_processing_text(planned.post)
+        if current not in offered:
+            offered.append(current)  # a choice from a plan file that the list does not name
+        if [box.itemText(i) for i in range(box.count())] != offered:
+            box.clear()
+            box.addItems(offered)
+        box.setCurrentText(current)
+        box.setAccessibleName(f"post-processing of statistic {row + 1}")
+        box.blockSignals(False)
+
+    def _post_processing_changed(self, row: int, text: str) -> None:
+        plan = self.document.plan
+        if 0 <= row < len(plan.statistics) and text in POST_PROCESSING_CHOICES:
+            statistics = list(plan.statistics)
+            statistics[row] = replace(statistics[row], post=POST_PROCESSING_CHOICES[text])
+            self.document.update(replace(plan, statistics=tuple(statistics)))
 
     def _mechanism_changed(self, row: int, text: str) -> None:
         plan = self.document.plan

@@ -1,0 +1,108 @@
+"""Post-processing the user chooses for a statistic: clamping into the possible range, rounding.
+
+Post-processing never weakens the privacy guarantee (it reads only released values and
+public inputs), but it changes the numbers, so each step is the user's visible choice and
+says what it does to bias and to the error bound (DESIGN rule 7):
+
+- clamping moves a released value into the range the exact statistic can take (a count is
+  never below 0, a mean never outside the bounds). The exact value lies in that range, so
+  the released value only gets closer to it: the error bound still holds. Near the edge of
+  the range it biases the value towards the inside (a count near 0 comes out too large on
+  average).
+- rounding to a step (for example whole persons, or tens as in many official tables) moves
+  a value by at most half the step, so half the step is added to the error bound. It
+  adds no bias on average when the noise is wide compared with the step.
+
+Quantiles are already on a grid of the bounds, released in increasing order; rounding them
+would break the rank statement of their error, so it is refused.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from workbench.core.errors import PlanError
+from workbench.core.schema import Schema
+from workbench.core.statistics import Cell, Statistic
+
+
+@dataclass(frozen=True)
+class PostProcessing:
+    clamp: bool = False
+    round_to: float | None = None  # a positive step, e.g. 1 or 10
+
+    @property
+    def chosen(self) -> bool:
+        return self.clamp or self.round_to is not None
+
+    def check(self, statistic: Statistic) -> None:
+        if self.round_to is not None and statistic.error_unit:
+            raise PlanError(
+                f"'{statistic.label}' cannot be rounded: its values are already on a grid of the bounds and its "
+                "error is stated in ranks, which rounding would no longer describe. Remove 'round_to'."
+            )
+
+    def apply(self, cells: tuple[Cell, ...], statistic: Statistic, schema: Schema) -> tuple[Cell, ...]:
+        """The cells after clamping, then rounding (post-processing of released values only)."""
+        low, high = statistic.possible_range(schema)
+        out = []
+        for cell in cells:
+            if cell.value is None:
+                out.append(cell)
+                continue
+            value, error = cell.value, cell.error
+            if self.clamp:
+                value = min(max(value, low), high)
+            if self.round_to is not None:
+                value = round(value / self.round_to) * self.round_to
+                error = None if error is None else error + self.round_to / 2
+            out.append(replace(cell, value=value, error=error))
+        return tuple(out)
+
+    def describe(self, statistic: Statistic, schema: Schema) -> list[str]:
+        """One sentence per chosen step: what it does and its bias."""
+        words = []
+        if self.clamp:
+            low, high = statistic.possible_range(schema)
+            if math.isinf(low) and math.isinf(high):
+                words.append("Clamping was chosen, but this statistic can take any value, so nothing is clamped.")
+            else:
+                edges = [f"below {low:g} raised to {low:g}" if not math.isinf(low) else "",
+                         f"above {high:g} lowered to {high:g}" if not math.isinf(high) else ""]
+                words.append(
+                    f"Clamped into the possible range (values {' and '.join(e for e in edges if e)}): this never "
+                    "moves a value away from the truth, but near the edge it biases values towards the inside "
+                    "(small counts come out slightly too large on average)."
+                )
+        if self.round_to is not None:
+            words.append(
+                f"Rounded to the nearest {self.round_to:g}: this moves a value by at most {self.round_to / 2:g}, "
+                "which is added to the error bound; on average it adds no bias when the noise is wide compared "
+                "with the step."
+            )
+        return words
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.clamp:
+            out["clamp"] = True
+        if self.round_to is not None:
+            out["round_to"] = self.round_to
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> "PostProcessing":
+        if data is None:
+            return cls()
+        if not isinstance(data, dict) or set(data) - {"clamp", "round_to"}:
+            raise PlanError(f"{where}: 'post_processing' may hold 'clamp' (true or false) and 'round_to' (a step).")
+        clamp = data.get("clamp", False)
+        step = data.get("round_to")
+        if not isinstance(clamp, bool):
+            raise PlanError(f"{where}: 'clamp' must be true or false, not {clamp!r}.")
+        if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float))
+                                 or not math.isfinite(step) or step <= 0):
+            raise PlanError(f"{where}: 'round_to' must be a positive step such as 1 or 10, not {step!r}.")
+        return cls(clamp, None if step is None else float(step))
