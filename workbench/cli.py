@@ -22,7 +22,7 @@ from workbench.core.export import write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
 from workbench.core.plan import ReleasePlan
-from workbench.core.planner import budget_plan, expected_error
+from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, expected_error, with_privacy
 from workbench.core.release import Release, release
 from workbench.core.schema import Neighbouring
 from workbench.core.template import plan_template
@@ -59,6 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     _data_arguments(template)
     template.add_argument("--out", "-o", type=Path, help="plan file to write (default: DATA name + .plan.json)")
     template.add_argument("--epsilon", type=float, default=1.0, help="total ε of the plan (default 1.0)")
+    template.add_argument(
+        "--delta", type=float, default=0.0,
+        help="total δ: 0 (default) for pure ε-DP with Laplace noise; e.g. 1e-7 for (ε, δ)-DP with Gaussian noise, "
+             "more accurate when there are many statistics",
+    )
     template.add_argument("--force", action="store_true", help="overwrite an existing plan file")
     template.set_defaults(run=_template)
 
@@ -153,6 +158,8 @@ def _template(args: argparse.Namespace) -> int:
     if out.exists() and not args.force:
         raise WorkbenchError(f"{out} already exists. Choose another name with --out, or add --force to replace it.")
     plan = plan_template(table, total_epsilon=args.epsilon)
+    if args.delta:
+        plan = with_privacy(plan, approximate=True, delta=args.delta)
     plan.save(out)
     numeric = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.NUMERIC.value]
     categorical = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.CATEGORICAL.value]
@@ -164,6 +171,8 @@ def _template(args: argparse.Namespace) -> int:
         print(f"Fill in the public 'categories' for: {', '.join(empty)}.")
     elif categorical:
         print(f"Check the categories taken from the file's value labels for: {', '.join(categorical)}.")
+    guarantee = f"(ε, δ)-DP with δ = {args.delta:g}" if args.delta else "pure ε-DP (δ = 0)"
+    print(f"The plan promises {guarantee}. {PRIVACY_TRADE_OFF}")
     print("Then check the privacy unit, the statistics and their ε, and run `dp-workbench release`.")
     return 0
 
@@ -318,6 +327,13 @@ def _print_release(result: Release) -> None:
         print(
             f"Charged to the ledger (entry {result.ledger['entry']}): '{result.dataset_name}' has now spent "
             f"ε = {spent['epsilon']:g}, δ = {spent['delta']:g} of its ε = {budget['epsilon']:g}, δ = {budget['delta']:g}."
+        )
+    if result.sampling:
+        alone, together = result.sampling["this_release"], result.sampling["all_releases"]
+        print(
+            f"Claimed sampling rate {result.sampling['rate']:g}: for a person of the population this release is "
+            f"(ε = {alone['epsilon']:.4g}, δ = {alone['delta']:.3g})-DP, and all releases of this sample together "
+            f"(ε = {together['epsilon']:.4g}, δ = {together['delta']:.3g})-DP. {result.sampling['conditions']}"
         )
     print(f"'±' is the half-width of an interval that holds the noise with {percent} probability.")
     if any(cell.error_unit == "ranks" for statistic in result.statistics for cell in statistic.cells):

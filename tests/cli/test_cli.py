@@ -34,6 +34,15 @@ def test_plan_template_leaves_bounds_and_categories_for_the_user(sample_path, tm
     assert main(["plan-template", str(sample_path), "--out", str(out)]) == 2  # no silent overwrite
 
 
+def test_plan_template_with_delta_promises_approximate_dp(sample_path, tmp_path, capsys):
+    out = tmp_path / "approximate.plan.json"
+    assert main(["plan-template", str(sample_path), "--out", str(out), "--delta", "1e-7"]) == 0
+    plan = json.loads(out.read_text())
+    assert plan["total_budget"]["delta"] == 1e-7
+    assert {s["mechanism"] for s in plan["statistics"]} == {"gaussian"}
+    assert "(ε, δ)-DP with δ = 1e-07" in capsys.readouterr().out
+
+
 def test_release_writes_results_and_prints_the_total(sample_path, sample_plan_path, tmp_path, capsys):
     out = tmp_path / "results"
     assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out), *BUDGET]) == 0
@@ -165,3 +174,18 @@ def test_randomised_response_design_and_estimate(tmp_path, capsys):
     answers.write_text("yes\nmaybe\n")
     assert main(["rr", "estimate", "--epsilon", "1", "--categories", "yes,no", str(answers)]) == 2
     assert "not categories of the design: 'maybe'" in capsys.readouterr().err
+
+
+def test_a_claimed_sampling_rate_states_the_population_guarantee(sample_path, sample_plan_path, tmp_path, capsys):
+    plan = json.loads(sample_plan_path.read_text())
+    plan["dataset"]["sampling_rate"] = 0.05
+    plan_path = tmp_path / "sampled.plan.json"
+    plan_path.write_text(json.dumps(plan))
+    out = tmp_path / "results"
+    assert main(["release", str(sample_path), "--plan", str(plan_path), "--out", str(out), *BUDGET]) == 0
+    printed = capsys.readouterr().out
+    assert "Claimed sampling rate 0.05" in printed and "Poisson sampling" in printed
+    sampling = json.loads((out / "results.json").read_text())["sampling"]
+    total = json.loads((out / "results.json").read_text())["total"]
+    assert sampling["this_release"]["epsilon"] < total["epsilon"]
+    assert sampling["all_releases"]["epsilon"] >= sampling["this_release"]["epsilon"]

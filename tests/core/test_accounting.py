@@ -120,3 +120,30 @@ def test_event_json_round_trips_and_old_records_read_cautiously():
     assert MechanismEvent.from_json(event.to_json()) == event
     old = {k: v for k, v in event.to_json().items() if k not in ("unit", "scalar")}
     assert MechanismEvent.from_json(old).scalar is False
+
+
+def test_amplification_by_sampling_matches_the_formula_and_is_refused_under_substitute(sample_plan_path):
+    import json
+    import math
+
+    from workbench.core.accounting import Guarantee, amplified_by_sampling
+    from workbench.core.errors import PlanError
+    from workbench.core.plan import ReleasePlan
+
+    amplified = amplified_by_sampling(Guarantee(1.0, 1e-6, "basic"), 0.01)
+    assert amplified.epsilon == pytest.approx(math.log(1 + 0.01 * (math.e - 1)))  # 0.0170...
+    assert amplified.delta == pytest.approx(1e-8) and "amplified by sampling at rate 0.01" in amplified.method
+    assert amplified_by_sampling(Guarantee(2.0, 0.0, "basic"), 1.0).epsilon == pytest.approx(2.0)
+
+    data = json.loads(sample_plan_path.read_text())
+    data["dataset"]["sampling_rate"] = 0.02
+    plan = ReleasePlan.from_json(data)
+    plan.validate()
+    assert ReleasePlan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
+    data["schema"]["neighbouring"] = "substitute"
+    data["schema"]["public_size"] = 5000
+    with pytest.raises(PlanError, match="only for neighbours that differ by adding or removing"):
+        ReleasePlan.from_json(data).validate()
+    data["dataset"]["sampling_rate"] = 1.5
+    with pytest.raises(PlanError, match="strictly between 0 and 1"):
+        ReleasePlan.from_json(data)

@@ -2,13 +2,14 @@
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
 from workbench.core.accuracy import discrete_laplace_tail
 from workbench.core.errors import PlanError
 from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import ReleasePlan
+from workbench.core.plan import Budget, PlannedStatistic, ReleasePlan
 from workbench.core.planner import allocate, budget_plan, epsilon_for_error, expected_error
 from workbench.core.schema import IdentifierColumn, NumericColumn, PrivacyUnit, Schema
 from workbench.core.statistics import Count, Mean
@@ -67,3 +68,25 @@ def test_plan_file_targets_and_weights_become_epsilons(sample_plan_path):
     assert sum(rest) == pytest.approx(1.0 - count.budget.epsilon)
     assert rest[5] == pytest.approx(3 * rest[0])
     budgeted.validate()
+
+
+def test_a_plan_switches_between_pure_and_approximate_dp(sample_plan_path):
+    from workbench.core.planner import PRIVACY_TRADE_OFF, with_privacy
+    from workbench.core.statistics import Quantiles
+
+    plan = ReleasePlan.load(sample_plan_path)
+    plan = replace(plan, statistics=(*plan.statistics, PlannedStatistic(Quantiles("age"), MechanismKind.EXPONENTIAL, Budget(0.05))),
+                   total=Budget(1.05, plan.total.delta))
+    pure = with_privacy(plan, approximate=False)
+    pure.validate()
+    assert pure.total.delta == 0 and pure.guarantee().delta == 0
+    assert {p.mechanism for p in pure.statistics} == {MechanismKind.LAPLACE, MechanismKind.EXPONENTIAL}
+    approximate = with_privacy(pure, approximate=True, delta=1e-7)
+    approximate.validate()
+    assert [p.mechanism for p in approximate.statistics][-1] is MechanismKind.EXPONENTIAL  # quantiles stay pure
+    assert all(p.mechanism is MechanismKind.GAUSSIAN for p in approximate.statistics[:-1])
+    assert sum(p.budget.delta for p in approximate.statistics) == pytest.approx(1e-7)
+    assert ReleasePlan.from_json(json.loads(json.dumps(approximate.to_json()))) == approximate
+    assert "square root" in PRIVACY_TRADE_OFF and "δ = 0" in PRIVACY_TRADE_OFF
+    with pytest.raises(PlanError, match="strictly between 0 and 1"):
+        with_privacy(plan, approximate=True, delta=0.0)

@@ -298,3 +298,29 @@ def test_post_processing_is_chosen_per_statistic(qtbot, window, sample_plan_path
     row = len(window.document.plan.statistics) - 1
     offered = page.list.cellWidget(row, 3)
     assert [offered.itemText(i) for i in range(offered.count())] == ["none", "clamp"]
+
+
+def test_the_guarantee_switches_between_pure_and_approximate_and_sampling_is_claimed(qtbot, window, sample_plan_path):
+    from workbench.core.mechanisms import MechanismKind
+    from workbench.gui.preview_page import APPROXIMATE, PURE
+
+    assert window.open_plan(sample_plan_path)
+    page = window.preview_page
+    page.recompute()
+    assert page.privacy.currentText() == APPROXIMATE  # the sample plan has δ > 0
+    page.privacy.setCurrentText(PURE)
+    plan = window.document.plan
+    assert plan.total.delta == 0 and all(p.mechanism is not MechanismKind.GAUSSIAN for p in plan.statistics)
+    page.privacy.setCurrentText(APPROXIMATE)
+    plan = window.document.plan
+    assert plan.total.delta > 0 and all(p.mechanism is MechanismKind.GAUSSIAN for p in plan.statistics)
+    assert "square root" in page.privacy.toolTip()
+
+    page.sampling.setText("2")
+    page.sampling.editingFinished.emit()
+    assert window.document.plan.dataset.sampling_rate is None and "strictly between 0 and 1" in page.sampling.toolTip()
+    page.sampling.setText("0.01")
+    page.sampling.editingFinished.emit()
+    assert window.document.plan.dataset.sampling_rate == 0.01
+    page.recompute()
+    assert "For a person of the population (sampled at rate 0.01)" in page.budget.plan_cost.text()

@@ -17,7 +17,7 @@ from workbench.core.accounting import Guarantee, MechanismEvent, compose, oversp
 from workbench.core.errors import BudgetError, PlanError, WorkbenchError
 from workbench.core.mechanisms import MechanismKind, Noise, calibrate, calibrate_quantile, check_delta, check_epsilon
 from workbench.core.postprocess import PostProcessing
-from workbench.core.schema import Schema
+from workbench.core.schema import Neighbouring, Schema
 from workbench.core.statistics import Statistic, statistic_from_json
 
 PLAN_FORMAT = "dp-workbench-plan"
@@ -32,6 +32,7 @@ class DatasetDescription:
     description: str = ""
     file_name: str | None = None
     size_estimate: int | None = None  # a public guess of the number of persons, for previews
+    sampling_rate: float | None = None  # the file is a Poisson sample of a population at this rate (claimed)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -39,6 +40,7 @@ class DatasetDescription:
             "description": self.description,
             "file_name": self.file_name,
             "size_estimate": self.size_estimate,
+            **({"sampling_rate": self.sampling_rate} if self.sampling_rate is not None else {}),
         }
 
     @classmethod
@@ -53,7 +55,26 @@ class DatasetDescription:
             description=str(data.get("description", "")),
             file_name=data.get("file_name"),
             size_estimate=estimate,
+            sampling_rate=_sampling_rate(data.get("sampling_rate")),
         )
+
+
+def suggested_delta(size: int | None) -> float:
+    """A δ far below one over the number of persons: a power of ten below 1 / (100 · size); 1e-7 if unknown."""
+    if not size:
+        return 1e-7
+    return 10.0 ** math.floor(math.log10(0.01 / size))
+
+
+def _sampling_rate(rate: Any) -> float | None:
+    if rate is None:
+        return None
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate < 1:
+        raise PlanError(
+            f"The dataset's sampling rate must be a probability strictly between 0 and 1 (the chance that a person "
+            f"of the population is in the file), not {rate!r}. Leave it out if the file is not such a sample."
+        )
+    return float(rate)
 
 
 @dataclass(frozen=True)
@@ -150,6 +171,11 @@ class ReleasePlan:
         if not 0.5 <= self.confidence < 1:
             raise PlanError(f"The confidence level must be at least 0.5 and below 1, not {self.confidence!r}.")
         self._check_delta_against_size()
+        if self.dataset.sampling_rate is not None and self.schema.neighbouring is not Neighbouring.ADD_REMOVE:
+            raise PlanError(
+                "Amplification by sampling is claimed here only for neighbours that differ by adding or removing a "
+                "person (Poisson sampling); this plan uses 'substitute'. Remove the sampling rate, or use add/remove."
+            )
         for planned in self.statistics:
             self._check_statistic(planned)
         spent = self.guarantee()
@@ -188,7 +214,7 @@ class ReleasePlan:
             raise BudgetError(
                 f"δ = {self.total.delta:g} is at least 1 / {size} (one over the number of persons), which would "
                 "allow a mechanism that publishes one person's record outright. Choose δ far below that, e.g. "
-                f"{10 ** math.floor(math.log10(0.01 / size)):g}."
+                f"{suggested_delta(size):g}."
             )
 
     def events(self, verified: bool = True) -> list[MechanismEvent]:

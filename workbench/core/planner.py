@@ -132,3 +132,33 @@ def relative_reference(statistic: Statistic, schema: Schema, size_estimate: floa
         middle = abs(spec.lower + spec.upper) / 2 or max(abs(spec.lower), abs(spec.upper))
         return size_estimate / groups * middle or None, "of size × middle of the bounds"
     return size_estimate / groups, "of the size estimate" + (" per group" if groups > 1 else "")
+
+
+PRIVACY_TRADE_OFF = (
+    "Pure ε-DP (δ = 0) holds with certainty: no outcome, however unlikely, reveals more than ε allows. It uses "
+    "Laplace noise, whose rare large values make tails heavier; it is the better choice for a few statistics. "
+    "(ε, δ)-DP allows a tiny probability δ (keep it far below one over the number of persons) that the guarantee "
+    "is weaker. In exchange it can use Gaussian noise, whose errors grow with the square root of the number of "
+    "statistics rather than with their number: for many statistics it is clearly more accurate at the same ε."
+)
+
+
+def with_privacy(plan: ReleasePlan, approximate: bool, delta: float = 0.0) -> ReleasePlan:
+    """The plan under pure ε-DP (every Gaussian statistic becomes Laplace, δ = 0) or under (ε, δ)-DP
+    with total ``delta`` (every statistic that can use Gaussian noise does, sharing δ evenly)."""
+    if not approximate:
+        statistics = tuple(
+            replace(p, mechanism=MechanismKind.LAPLACE, budget=Budget(p.budget.epsilon, 0.0))
+            if p.mechanism is MechanismKind.GAUSSIAN else p
+            for p in plan.statistics
+        )
+        return replace(plan, statistics=statistics, total=Budget(plan.total.epsilon, 0.0))
+    if not 0 < delta < 1:
+        raise PlanError(f"(ε, δ)-DP needs a δ strictly between 0 and 1, e.g. 1e-7; not {delta!r}.")
+    gaussian = [MechanismKind.GAUSSIAN in p.statistic.mechanisms for p in plan.statistics]
+    each = delta / max(1, sum(gaussian))
+    statistics = tuple(
+        replace(p, mechanism=MechanismKind.GAUSSIAN, budget=Budget(p.budget.epsilon, each)) if can else p
+        for p, can in zip(plan.statistics, gaussian)
+    )
+    return replace(plan, statistics=statistics, total=Budget(plan.total.epsilon, delta))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench import __version__
-from workbench.core.accounting import Guarantee, MechanismEvent
+from workbench.core.accounting import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.io import Table
 from workbench.core.ledger import Ledger, LedgerError, Registration
 from workbench.core.plan import PlannedStatistic, ReleasePlan
@@ -73,6 +73,7 @@ class Release:
     created: str
     software_version: str
     ledger: dict[str, Any] | None = None  # entry number and hash, dataset budget and spent after this release
+    sampling: dict[str, Any] | None = None  # the amplified guarantee for the population, if a sampling rate is claimed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +88,7 @@ class Release:
             "created": self.created,
             "software": {"name": "DP Workbench", "version": self.software_version},
             "ledger": self.ledger,
+            **({"sampling": self.sampling} if self.sampling else {}),
         }
 
 
@@ -131,8 +133,16 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     )
     entry = ledger.charge(name, events, result.to_json(), plan.to_json(), fingerprint, new_dataset)
     after = ledger.dataset(name)
+    rate = plan.dataset.sampling_rate
+    sampling = None if rate is None else {
+        "rate": rate,
+        "this_release": amplified_by_sampling(cost, rate).to_json(),
+        "all_releases": amplified_by_sampling(after.spent, rate).to_json(),
+        "conditions": SAMPLING_CONDITIONS,
+    }
     return replace(
         result,
+        sampling=sampling,
         ledger={
             "entry": entry.seq,
             "hash": entry.hash,

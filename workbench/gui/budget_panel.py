@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.accounting import Guarantee, MechanismEvent, compose
+from workbench.core.accounting import Guarantee, MechanismEvent, amplified_by_sampling, compose
 from workbench.core.errors import WorkbenchError
 from workbench.core.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
 from workbench.core.plan import ReleasePlan
@@ -93,9 +93,17 @@ class BudgetPanel(QWidget):
             self.plan_cost.setText(f"<b>This plan</b>: not ready — {problem}")
         else:
             settled = "" if tight else " (refining…)"
+            rate = plan.dataset.sampling_rate
+            population = ""
+            if rate is not None:
+                amplified = amplified_by_sampling(cost, rate)
+                population = (
+                    f"<br>For a person of the population (sampled at rate {rate:g}): ε = {amplified.epsilon:.4g}, "
+                    f"δ = {amplified.delta:.3g}, if the sampling conditions hold."
+                )
             self.plan_cost.setText(
                 f"<b>This plan</b>: ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g}{settled}"
-                f"<br><small>by {cost.method}</small>"
+                f"<br><small>by {cost.method}</small>{population}"
             )
         self._last = (plan, cost, problem, tight)
         self._load_ledger(plan.dataset.name)

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
@@ -32,13 +33,20 @@ from PySide6.QtWidgets import (
 from workbench.core.accounting import compose
 from workbench.core.accuracy import noise_probability
 from workbench.core.errors import WorkbenchError
-from workbench.core.plan import Budget
-from workbench.core.planner import expected_error, relative_reference
+from workbench.core.accounting import SAMPLING_CONDITIONS
+from workbench.core.plan import Budget, suggested_delta
+from workbench.core.planner import PRIVACY_TRADE_OFF, expected_error, relative_reference, with_privacy
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number, readable
 
 LOG_MIN, LOG_MAX, STEPS = -2.0, 1.0, 600  # the slider spans ε = 0.01 to 10 on a log scale
+PURE, APPROXIMATE = "pure ε-DP (δ = 0, Laplace noise)", "(ε, δ)-DP (Gaussian noise where possible)"
+SAMPLING_TIP = (
+    "Optional, off by default. If the file is a random sample of a population in which each person was included "
+    "with this probability, the guarantee for a person of the population is stronger: ε' = ln(1 + rate·(e^ε − 1)). "
+    + SAMPLING_CONDITIONS
+)
 HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)"]
 
 
@@ -76,6 +84,14 @@ class PreviewPage(QWidget):
             "A public guess of the number of rows (e.g. from the survey design). Used only for previews "
             "and relative errors; never read from the data."
         )
+        self.privacy = QComboBox()
+        self.privacy.addItems([PURE, APPROXIMATE])
+        self.privacy.setAccessibleName("kind of guarantee")
+        self.privacy.setToolTip(PRIVACY_TRADE_OFF)
+        self.sampling = QLineEdit()
+        self.sampling.setPlaceholderText("not a sample (off)")
+        self.sampling.setAccessibleName("sampling rate")
+        self.sampling.setToolTip(SAMPLING_TIP)
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(HEADERS)
         self.table.verticalHeader().hide()
@@ -113,8 +129,10 @@ class PreviewPage(QWidget):
         slider_row.addWidget(QLabel("10"))
         slider_row.addWidget(self.epsilon)
         controls.addRow("Total ε of this plan:", slider_row)
+        controls.addRow("Guarantee:", self.privacy)
         controls.addRow("Total δ of this plan:", self.delta)
         controls.addRow("Public size estimate:", self.size)
+        controls.addRow("Sampling rate (claimed):", self.sampling)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(controls)
@@ -141,6 +159,8 @@ class PreviewPage(QWidget):
         self.epsilon.valueChanged.connect(self._typed_epsilon)
         self.delta.editingFinished.connect(self._typed_delta)
         self.size.valueChanged.connect(self._typed_size)
+        self.privacy.currentTextChanged.connect(self._chose_privacy)
+        self.sampling.editingFinished.connect(self._typed_sampling)
         self.table.itemSelectionChanged.connect(self.draw_noise)
         document.changed.connect(self.schedule)
         self._syncing = False
@@ -175,6 +195,30 @@ class PreviewPage(QWidget):
             return
         plan = self.document.plan
         self.document.update(replace(plan, dataset=replace(plan.dataset, size_estimate=value or None)))
+
+    def _chose_privacy(self, text: str) -> None:
+        """Pure ε-DP turns Gaussian statistics into Laplace ones (δ = 0); (ε, δ)-DP the reverse."""
+        if self._syncing:
+            return
+        plan = self.document.plan
+        size = plan.schema.public_size or plan.dataset.size_estimate
+        delta = plan.total.delta or suggested_delta(size)
+        self.document.update(with_privacy(plan, approximate=text == APPROXIMATE, delta=delta))
+
+    def _typed_sampling(self) -> None:
+        plan = self.document.plan
+        try:
+            rate = parse_number(self.sampling.text())
+            if rate is not None and not 0 < rate < 1:
+                raise ValueError(self.sampling.text())
+        except ValueError:
+            self.sampling.setStyleSheet("background-color: #ffd6d6;")
+            self.sampling.setToolTip("The sampling rate must be a probability strictly between 0 and 1, or empty.")
+            return
+        self.sampling.setStyleSheet("")
+        self.sampling.setToolTip(SAMPLING_TIP)
+        if rate != plan.dataset.sampling_rate:
+            self.document.update(replace(plan, dataset=replace(plan.dataset, sampling_rate=rate)))
 
     def _weight_changed(self, row: int, value: float) -> None:
         plan = self.document.plan
@@ -217,6 +261,10 @@ class PreviewPage(QWidget):
         if not self.delta.hasFocus():
             self.delta.setText(f"{plan.total.delta:g}")
         self.size.setValue(plan.dataset.size_estimate or 0)
+        self.privacy.setCurrentText(APPROXIMATE if plan.total.delta > 0 else PURE)
+        if not self.sampling.hasFocus():
+            rate = plan.dataset.sampling_rate
+            self.sampling.setText("" if rate is None else f"{rate:g}")
         self._syncing = False
 
         size = plan.schema.public_size or plan.dataset.size_estimate
