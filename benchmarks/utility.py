@@ -4,8 +4,8 @@ Issue 7 asks that, on identical data, bounds, ε and neighbouring relation, our 
 worse than the best peer's for any statistic, and clearly better for quantiles at ε ≥ 1.
 Every library releases each statistic REPEATS times on the same synthetic table (fixed
 seed); the mean absolute error against the exact statistic is printed per library, with
-the ratio ours / best peer and its standard error (a ratio within two standard errors of
-1 is a tie: the same mechanism, measured with noise). diffprivlib has no count here: its
+the ratio ours / best peer and its standard error (a ratio within three standard errors of
+1 is a tie: the same mechanism, measured with noise; three, because 18 comparisons are made). diffprivlib has no count here: its
 count clamps into [0, number of rows], treating the row count as public, which it is not
 under add/remove.
 
@@ -19,7 +19,7 @@ scale found by ``binary_search_param``; OpenDP's quantile over 101 evenly spaced
 (as its tutorials and DP Wizard do); diffprivlib's ``tools`` functions with bounds.
 
     .venv/bin/pip install diffprivlib    # or: pip install -e .[bench]
-    .venv/bin/python benchmarks/utility.py [--repeats 400] [--epsilon 1]
+    .venv/bin/python benchmarks/utility.py [--repeats 1000] [--epsilon 1]
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def mean_abs_error(release: Callable[[], np.ndarray], truth: np.ndarray, repeats
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=1000)
     parser.add_argument("--epsilon", type=float, action="append")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")  # diffprivlib warns about its own floating-point caveats
@@ -204,7 +204,7 @@ def main() -> None:
                     cells.append(f"{results[peer][0]:.4g} ± {results[peer][1]:.2g}")
                 else:
                     cells.append("not installed" if funcs is None else "n/a")
-            verdict = "better" if ratio + 2 * spread < 1 else "tie" if ratio - 2 * spread <= 1 else "WORSE"
+            verdict = "better" if ratio + 3 * spread < 1 else "tie" if ratio - 3 * spread <= 1 else "WORSE"
             print(f"{epsilon:>5g}  {name:<10} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}  "
                   f"{ratio:>8.3f} ± {spread:.3f} {verdict}")
         print()

@@ -22,6 +22,7 @@ from workbench.core.export import write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
 from workbench.core.plan import ReleasePlan
+from workbench.core.bounds import estimate_bounds, with_bounds
 from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, expected_error, with_privacy
 from workbench.core.release import Release, release
 from workbench.core.schema import Neighbouring
@@ -84,6 +85,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     _ledger_argument(run)
     run.set_defaults(run=_release)
+
+    bounds = commands.add_parser(
+        "bounds", help="estimate a numeric column's bounds with DP (spends ε, charged to the ledger)"
+    )
+    _data_arguments(bounds)
+    bounds.add_argument("--plan", "-p", type=Path, required=True, help="the plan: dataset, privacy unit, relation")
+    bounds.add_argument("--column", "-c", required=True, help="the numeric column whose bounds you do not know")
+    bounds.add_argument("--epsilon", type=float, required=True, help="the ε this estimate may spend")
+    bounds.add_argument("--coverage", type=float, default=0.98,
+                        help="the share of values the bounds should enclose (default 0.98: 1st to 99th percentile)")
+    bounds.add_argument("--search", nargs=2, type=float, metavar=("LOW", "HIGH"), default=(-1e9, 1e9),
+                        help="public range to search (default -1e9 1e9; e.g. 0 1e9 for values that cannot be negative)")
+    bounds.add_argument("--write", action="store_true", help="write the suggested bounds into the plan file")
+    bounds.add_argument(
+        "--dataset-budget", nargs="+", type=float, metavar=("EPSILON", "DELTA"),
+        help="for a dataset new to the ledger: the total ε (and δ) it may ever spend",
+    )
+    _ledger_argument(bounds)
+    bounds.set_defaults(run=_bounds)
 
     ledger = commands.add_parser("ledger", help="show, verify or export the privacy ledger")
     actions = ledger.add_subparsers(title="ledger commands", required=True, metavar="ACTION")
@@ -203,17 +223,37 @@ def _plan_budget(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dataset_budget(args: argparse.Namespace) -> Guarantee | None:
+    if not args.dataset_budget:
+        return None
+    if len(args.dataset_budget) > 2:
+        raise WorkbenchError("--dataset-budget takes ε and optionally δ, e.g. --dataset-budget 2 1e-6.")
+    epsilon, delta = (*args.dataset_budget, 0.0)[:2]
+    return Guarantee(epsilon, delta, "total budget")
+
+
+def _bounds(args: argparse.Namespace) -> int:
+    plan = ReleasePlan.load(args.plan)
+    low, high = args.search
+    if not low < high:
+        raise WorkbenchError(f"The search range must run from a lower to a higher number, not {low:g} to {high:g}.")
+    estimate = estimate_bounds(
+        _load(args), plan, args.column, args.epsilon, Ledger(args.ledger), _dataset_budget(args), args.coverage, (low, high)
+    )
+    print(estimate.in_words())  # charged: the ledger holds it durably now
+    if args.write:
+        with_bounds(plan, args.column, estimate.lower, estimate.upper).save(args.plan)
+        print(f"Wrote the bounds of '{args.column}' into {args.plan}.")
+    else:
+        print("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
+    return 0
+
+
 def _release(args: argparse.Namespace) -> int:
     plan = ReleasePlan.load(args.plan)
     plan.validate()  # refuse an unsound plan before opening the data
     table = _load(args)
-    budget = None
-    if args.dataset_budget:
-        if len(args.dataset_budget) > 2:
-            raise WorkbenchError("--dataset-budget takes ε and optionally δ, e.g. --dataset-budget 2 1e-6.")
-        epsilon, delta = (*args.dataset_budget, 0.0)[:2]
-        budget = Guarantee(epsilon, delta, "total budget")
-    result = release(table, plan, Ledger(args.ledger), dataset_budget=budget)
+    result = release(table, plan, Ledger(args.ledger), dataset_budget=_dataset_budget(args))
     _print_release(result)  # charged: the ledger holds it durably now
     csv_path, json_path = write_results(result, args.out)
     print(f"\nWrote {csv_path} and {json_path}.")

@@ -189,3 +189,23 @@ def test_a_claimed_sampling_rate_states_the_population_guarantee(sample_path, sa
     total = json.loads((out / "results.json").read_text())["total"]
     assert sampling["this_release"]["epsilon"] < total["epsilon"]
     assert sampling["all_releases"]["epsilon"] >= sampling["this_release"]["epsilon"]
+
+
+def test_bounds_are_estimated_with_dp_charged_and_written_into_the_plan(sample_path, sample_plan_path, tmp_path, capsys):
+    plan = json.loads(sample_plan_path.read_text())
+    income = next(c for c in plan["schema"]["columns"] if c["name"] == "annual_income")
+    income["lower"] = income["upper"] = None  # not known yet
+    plan_path = tmp_path / "open.plan.json"
+    plan_path.write_text(json.dumps(plan))
+    ledger = tmp_path / "ledger.sqlite"
+    arguments = ["bounds", str(sample_path), "--plan", str(plan_path), "--column", "annual_income", "--epsilon", "2",
+                 "--search", "0", "1e9", "--write", "--ledger", str(ledger), "--dataset-budget", "5"]
+    assert main(arguments) == 0
+    printed = capsys.readouterr().out
+    assert "Suggested bounds for 'annual_income'" in printed and "charged to the ledger" in printed
+    written = json.loads(plan_path.read_text())
+    bounds = next(c for c in written["schema"]["columns"] if c["name"] == "annual_income")
+    assert 0 <= bounds["lower"] < bounds["upper"] <= 1e9
+    assert written["statistics"] == plan["statistics"]  # nothing else of the plan changed
+    assert main(["ledger", "show", "--ledger", str(ledger)]) == 0
+    assert "bounds search of annual_income" in capsys.readouterr().out

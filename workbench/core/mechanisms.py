@@ -109,6 +109,16 @@ def quantile_candidates(lower: float, upper: float) -> tuple[float, ...]:
     return tuple(float(c) for c in np.linspace(lower, upper, QUANTILE_CANDIDATES))
 
 
+@lru_cache(maxsize=64)
+def bounds_candidates(lower: float, upper: float, per_decade: int = 20) -> tuple[float, ...]:
+    """Public candidates for a bounds search over [lower, upper]: 0 and ±10^(j / per_decade) from
+    1e-3 to the limits (a relative step of 12%), so that any order of magnitude is found. Few
+    candidates matter: every empty stretch of them competes with the right answer."""
+    magnitudes = 10.0 ** (np.arange(-3 * per_decade, 16 * per_decade + 1) / per_decade)
+    points = np.concatenate([-magnitudes[::-1], [0.0], magnitudes])
+    return tuple(float(p) for p in points[(points >= lower) & (points <= upper)])
+
+
 def quantile_rank_halfwidth(scale: float, confidence: float, candidates: int = QUANTILE_CANDIDATES) -> int:
     """Ranks t such that the selected candidate's score is within t of the best candidate's
     with probability at least ``confidence``.

@@ -33,7 +33,15 @@ from workbench.core.accuracy import (
     split_confidence,
 )
 from workbench.core.errors import PlanError, SchemaError
-from workbench.core.mechanisms import MechanismKind, Noise, QUANTILE_CANDIDATES, quantile_candidates, person_distance
+from workbench.core.mechanisms import (
+    QUANTILE_CANDIDATES,
+    MechanismKind,
+    Noise,
+    bounds_candidates,
+    person_distance,
+    quantile_candidates,
+    quantile_rank_halfwidth,
+)
 from workbench.core.prepare import PreparedData
 from workbench.core.schema import CategoricalColumn, Neighbouring, NumericColumn, OutsideCategories, Schema
 from workbench.core.sensitivity import Sensitivity
@@ -741,7 +749,8 @@ class Quantiles(ColumnStatistic):
     def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
         """Ranks: the largest over the levels, so that sorting the released values keeps every
         level within its bound (the intervals are then ordered like the levels)."""
-        return max(noise.halfwidth(confidence) for noise in noises)
+        count = len(self.candidates(schema))
+        return max(quantile_rank_halfwidth(noise.scale, confidence, count) for noise in noises)
 
     def method(self, schema: Schema) -> str:
         where = f" in each category of {self.by}" if self.by else ""
@@ -756,6 +765,34 @@ class Quantiles(ColumnStatistic):
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "levels": list(self.levels)}
+
+
+@dataclass(frozen=True)
+class BoundsSearch(Quantiles):
+    """Low and high quantiles of a column whose bounds are not known, over log-spaced candidates
+    of a wide public search range: a DP estimate of bounds that spends budget like any release.
+
+    The column's own bounds in the schema are the search range (e.g. ±1e9), not tight bounds.
+    """
+
+    levels: tuple[float, ...] = (0.01, 0.99)
+    type_name: ClassVar[str] = "bounds"
+
+    @property
+    def label(self) -> str:
+        return f"bounds search of {self.column} (levels {', '.join(f'{100 * a:.10g}%' for a in self.levels)})"
+
+    def candidates(self, schema: Schema) -> tuple[float, ...]:
+        spec = self._check(schema)
+        assert spec.lower is not None and spec.upper is not None  # validated by Schema.validate
+        return bounds_candidates(float(spec.lower), float(spec.upper))
+
+    def method(self, schema: Schema) -> str:
+        return (
+            f"Permute-and-flip selection (OpenDP) of the {', '.join(level_words(a) for a in self.levels)} among "
+            f"{len(self.candidates(schema)):,} points spaced evenly on a log scale (20 per factor of ten) over the "
+            "search range; ε is split evenly over the levels. A bounds estimate: it is charged like any release."
+        )
 
 
 STATISTIC_TYPES: dict[str, type[Statistic]] = {
