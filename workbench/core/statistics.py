@@ -432,8 +432,23 @@ class Mean(ColumnStatistic):
         )
 
 
+class _CellCounts:
+    """Counts in labelled disjoint cells (histogram bins, cross-tabulation cells): one noisy
+    integer per cell, each with the same error bound, never below 0 in truth."""
+
+    def _cell_labels(self, schema: Schema) -> list[str]:
+        raise NotImplementedError
+
+    def estimate(self, noisy, noises, schema, confidence):
+        error = self.error_bound(noises, schema, None, confidence)  # type: ignore[attr-defined]
+        return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        return (0.0, math.inf)
+
+
 @dataclass(frozen=True)
-class Histogram(ColumnStatistic):
+class Histogram(_CellCounts, ColumnStatistic):
     """Counts of every public category of a column (empty ones too), and of 'other' if kept."""
 
     type_name: ClassVar[str] = "histogram"
@@ -455,13 +470,6 @@ class Histogram(ColumnStatistic):
         cells = len(spec.bins) * len(self.groups(data.schema))
         codes = np.where((bins >= 0) & (groups >= 0), groups * len(spec.bins) + bins, -1)
         return (_counts_by_group(codes, cells),)
-
-    def estimate(self, noisy, noises, schema, confidence):
-        error = self.error_bound(noises, schema, None, confidence)
-        return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
-
-    def possible_range(self, schema: Schema) -> tuple[float, float]:
-        return (0.0, math.inf)
 
     def method(self, schema: Schema) -> str:
         spec = _categorical(schema, self.column, "histogram")
@@ -591,7 +599,7 @@ class StandardDeviation(Variance):
 
 
 @dataclass(frozen=True)
-class CrossTab(Statistic):
+class CrossTab(_CellCounts, Statistic):
     """Counts of every combination of the public categories of two or three columns (empty
     combinations too): one disjoint bin per combination, so it costs what one histogram does."""
 
@@ -638,13 +646,6 @@ class CrossTab(Statistic):
             codes = np.where((codes >= 0) & (bins >= 0), codes * len(spec.bins) + bins, -1)
             cells *= len(spec.bins)
         return (_counts_by_group(codes, cells),)
-
-    def estimate(self, noisy, noises, schema, confidence):
-        error = self.error_bound(noises, schema, None, confidence)
-        return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
-
-    def possible_range(self, schema: Schema) -> tuple[float, float]:
-        return (0.0, math.inf)
 
     def method(self, schema: Schema) -> str:
         where = f", within each category of {self.by}" if self.by else ""

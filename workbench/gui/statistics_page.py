@@ -163,14 +163,19 @@ class StatisticsPage(QWidget):
         if 0 <= selected < len(plan.statistics):
             self.list.selectRow(selected)
 
+    def _row_combo(self, row: int, column: int, changed) -> QComboBox:
+        """The combo box in a cell of the list, created once; ``changed(row, text)`` on a choice."""
+        box = self.list.cellWidget(row, column)
+        if not isinstance(box, QComboBox):
+            box = QComboBox()
+            box.currentTextChanged.connect(lambda text, r=row: changed(r, text))
+            self.list.setCellWidget(row, column, box)
+        return box
+
     def _show_mechanism(self, row: int, planned: PlannedStatistic) -> None:
         """A combo box per row: the mechanism of a statistic can be changed in place, among those
         that can release it."""
-        box = self.list.cellWidget(row, 1)
-        if not isinstance(box, QComboBox):
-            box = QComboBox()
-            box.currentTextChanged.connect(lambda text, r=row: self._mechanism_changed(r, text))
-            self.list.setCellWidget(row, 1, box)
+        box = self._row_combo(row, 1, self._mechanism_changed)
         box.blockSignals(True)
         _offer_mechanisms(box, planned.statistic.mechanisms)
         box.setCurrentText(planned.mechanism.value)
@@ -179,11 +184,7 @@ class StatisticsPage(QWidget):
 
     def _show_post_processing(self, row: int, planned: PlannedStatistic) -> None:
         """A combo box per row with the usual choices (rounding is not offered for quantiles)."""
-        box = self.list.cellWidget(row, 3)
-        if not isinstance(box, QComboBox):
-            box = QComboBox()
-            box.currentTextChanged.connect(lambda text, r=row: self._post_processing_changed(r, text))
-            self.list.setCellWidget(row, 3, box)
+        box = self._row_combo(row, 3, self._post_processing_changed)
         box.blockSignals(True)
         offered = [text for text, post in POST_PROCESSING_CHOICES.items()
                    if not (post.round_to and planned.statistic.error_unit)]
