@@ -324,3 +324,20 @@ def test_the_guarantee_switches_between_pure_and_approximate_and_sampling_is_cla
     assert window.document.plan.dataset.sampling_rate == 0.01
     page.recompute()
     assert "For a person of the population (sampled at rate 0.01)" in page.budget.plan_cost.text()
+
+
+def test_bounds_are_estimated_with_dp_after_confirmation_and_charged(qtbot, window, sample_path, sample_plan_path, private_ledger):
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    page = window.columns_page
+    page.bounds_column.setCurrentText("annual_income")
+    page.bounds_epsilon.setValue(2.0)
+    window.preview_page.budget.total_epsilon.setValue(5.0)  # the new dataset's total budget
+    page.ask = False
+    page.confirm_and_estimate()
+    qtbot.waitUntil(lambda: page.task is None, timeout=60_000)
+    assert "Suggested bounds for 'annual_income'" in page.bounds_status.text()
+    spec = window.document.plan.schema.column("annual_income")
+    assert 0 <= spec.lower < spec.upper <= 1e9  # "values can be negative" was left unticked: searched from 0
+    record = Ledger(private_ledger).dataset(window.document.plan.dataset.name)
+    assert record.spent.epsilon == 2.0 and record.releases == 1

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from typing import Callable
+
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -33,7 +39,12 @@ from workbench.core.schema import (
     MissingPolicy,
     NumericColumn,
 )
+from workbench.core.accounting import Guarantee
+from workbench.core.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
+from workbench.core.errors import WorkbenchError
+from workbench.core.ledger import Ledger, default_ledger_path
 from workbench.gui.document import PlanDocument
+from workbench.gui.workers import Task
 from workbench.gui.formatting import parse_number
 
 KINDS = {
@@ -89,9 +100,14 @@ class CategoriesDialog(QDialog):
 
 
 class ColumnsPage(QWidget):
+    bounds_released = Signal(object)  # a BoundsEstimate, charged to the ledger
+
     def __init__(self, document: PlanDocument) -> None:
         super().__init__()
         self.document = document
+        self.dataset_budget: Callable[[], Guarantee] | None = None  # for a dataset new to the ledger (main window)
+        self.ask = True  # confirm before spending (tests answer for the user)
+        self.task: Task | None = None
         self.grid = QTableWidget(0, len(HEADERS))
         self.grid.setHorizontalHeaderLabels(HEADERS)
         self.grid.verticalHeader().hide()
@@ -114,9 +130,37 @@ class ColumnsPage(QWidget):
             "from the data. Fields marked red need attention; hover over them for the reason."
         )
         self.note.setWordWrap(True)
+        self.bounds_column = QComboBox()
+        self.bounds_column.setAccessibleName("column whose bounds to estimate")
+        self.bounds_epsilon = QDoubleSpinBox()
+        self.bounds_epsilon.setRange(0.01, 10.0)
+        self.bounds_epsilon.setDecimals(2)
+        self.bounds_epsilon.setValue(0.1)
+        self.bounds_epsilon.setAccessibleName("ε for the bounds estimate")
+        self.negative = QCheckBox("values can be negative")
+        self.negative.setToolTip(
+            "Public knowledge: leave unticked for amounts that cannot be below 0 (income, age, hours). The search "
+            "then runs from 0 to 1e9 instead of -1e9 to 1e9, which makes the estimate sharper."
+        )
+        self.estimate = QPushButton("&Estimate bounds with DP…")
+        self.estimate.setToolTip(
+            "Reads the data and releases its 1st and 99th percentiles with differential privacy, spending this ε "
+            "of the dataset's budget (charged to the ledger like any release). About 1% of the values on each side "
+            "will then be clamped."
+        )
+        self.estimate.clicked.connect(self.confirm_and_estimate)
+        self.bounds_status = QLabel("")
+        self.bounds_status.setWordWrap(True)
+        helper = QHBoxLayout()
+        for widget in (QLabel("Bounds not known? For"), self.bounds_column, self.negative, QLabel("spend ε ="),
+                       self.bounds_epsilon, self.estimate):
+            helper.addWidget(widget)
+        helper.addStretch()
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)
         layout.addWidget(self.grid)
+        layout.addLayout(helper)
+        layout.addWidget(self.bounds_status)
         self.problems: dict[str, str] = {}  # column -> what is wrong with its fields
         document.changed.connect(self.refresh)
         self._shown: tuple[ColumnSpec, ...] = ()
@@ -125,6 +169,14 @@ class ColumnsPage(QWidget):
     # -- showing ------------------------------------------------------------------------------
     def refresh(self) -> None:
         columns = self.document.plan.schema.columns
+        numeric = [c.name for c in columns if isinstance(c, NumericColumn)]
+        if [self.bounds_column.itemText(i) for i in range(self.bounds_column.count())] != numeric:
+            chosen = self.bounds_column.currentText()
+            self.bounds_column.clear()
+            self.bounds_column.addItems(numeric)
+            if chosen in numeric:
+                self.bounds_column.setCurrentText(chosen)
+        self.estimate.setEnabled(bool(numeric) and self.task is None)
         if columns == self._shown:
             return
         self._shown = columns
@@ -256,3 +308,51 @@ class ColumnsPage(QWidget):
         dialog = CategoriesDialog(spec.name, spec.categories, values, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self._replace(row, replace(spec, categories=dialog.categories()))
+
+    # -- bounds help (a DP release) -------------------------------------------------------------
+    def confirm_and_estimate(self) -> None:
+        """Spend the chosen ε on a DP estimate of the column's bounds, after the user agrees."""
+        column, epsilon = self.bounds_column.currentText(), self.bounds_epsilon.value()
+        if self.document.table is None:
+            QMessageBox.warning(self, "No data yet", "Open the data file first (step 1): the estimate reads it.")
+            return
+        plan = self.document.plan
+        if self.ask:
+            answer = QMessageBox.question(
+                self, "Spend budget on bounds?",
+                f"This reads '{column}' and releases its 1st and 99th percentiles with differential privacy, "
+                f"spending ε = {epsilon:g} of the budget of '{plan.dataset.name}'. It is charged to the ledger like "
+                "any release and cannot be undone. The suggested bounds are filled in for you to check.",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        table, ledger_path = self.document.table, default_ledger_path()
+        budget = self.dataset_budget() if self.dataset_budget else None
+        search = SEARCH_RANGE if self.negative.isChecked() else (0.0, SEARCH_RANGE[1])
+
+        def run() -> BoundsEstimate:
+            ledger = Ledger(ledger_path)
+            known = ledger.has_dataset(plan.dataset.name)
+            return estimate_bounds(table, plan, column, epsilon, ledger, None if known else budget, search=search)
+
+        self.task = Task(run)
+        self.task.finished.connect(self._estimated)
+        self.task.failed.connect(self._estimate_failed)
+        self.estimate.setEnabled(False)
+        self.bounds_status.setText(f"Estimating the bounds of '{column}'… (the window stays usable)")
+        self.task.start()
+
+    def _estimated(self, estimate: BoundsEstimate) -> None:
+        self.task = None
+        self.estimate.setEnabled(True)
+        plan = self.document.plan
+        self.document.update(with_bounds(plan, estimate.column, estimate.lower, estimate.upper))
+        self.bounds_status.setText(estimate.in_words())
+        self.bounds_released.emit(estimate)
+
+    def _estimate_failed(self, exc: BaseException) -> None:
+        self.task = None
+        self.estimate.setEnabled(True)
+        self.bounds_status.setText("")
+        message = str(exc) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}. The budget panel (step 5) shows whether anything was charged."
+        QMessageBox.warning(self, "The bounds could not be estimated", message)

@@ -57,6 +57,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.data_page.cancel.clicked.connect(self.cancel_loading)
         self.release_page.released.connect(lambda _: self.preview_page.budget.invalidate())
+        self.columns_page.dataset_budget = self.preview_page.budget.dataset_budget
+        self.columns_page.bounds_released.connect(lambda _: self.preview_page.budget.invalidate())
         self.document.changed.connect(self._update_title)
 
         file_menu = self.menuBar().addMenu("&File")
