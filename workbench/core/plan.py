@@ -200,9 +200,8 @@ class ReleasePlan:
             if planned.mechanism is MechanismKind.GAUSSIAN:
                 check_delta(planned.budget.delta)
             elif planned.budget.delta != 0:
-                raise BudgetError(
-                    f"the {planned.mechanism.title} mechanism spends no δ; set δ to 0 or choose the Gaussian mechanism."
-                )
+                other = " or choose the Gaussian mechanism" if MechanismKind.GAUSSIAN in allowed else ""
+                raise BudgetError(f"the {planned.mechanism.title} mechanism spends no δ; set δ to 0{other}.")
         except WorkbenchError as exc:
             raise BudgetError(f"{where}: {exc}") from None
         planned.statistic.queries(self.schema)  # raises if the columns do not fit the statistic
