@@ -298,6 +298,9 @@ def test_post_processing_is_chosen_per_statistic(qtbot, window, sample_plan_path
     row = len(window.document.plan.statistics) - 1
     offered = page.list.cellWidget(row, 3)
     assert [offered.itemText(i) for i in range(offered.count())] == ["none", "clamp"]
+    histogram = next(i for i, p in enumerate(window.document.plan.statistics) if p.statistic.type_name == "histogram")
+    choices = page.list.cellWidget(histogram, 3)
+    assert "sum to the count" in [choices.itemText(i) for i in range(choices.count())]
 
 
 def test_the_guarantee_switches_between_pure_and_approximate_and_sampling_is_claimed(qtbot, window, sample_plan_path):

@@ -206,6 +206,28 @@ class ReleasePlan:
             raise BudgetError(f"{where}: {exc}") from None
         planned.statistic.queries(self.schema)  # raises if the columns do not fit the statistic
         planned.post.check(planned.statistic)
+        if planned.post.consistent:
+            self._check_consistency(planned)
+
+    def total_count(self) -> int | None:
+        """The position of the plan's count of all rows (not by group), the total a histogram can be made
+        consistent with; None if the plan has none."""
+        return next((i for i, p in enumerate(self.statistics) if p.statistic.type_name == "count" and not p.statistic.by),
+                    None)
+
+    def _check_consistency(self, planned: PlannedStatistic) -> None:
+        where = f"'{planned.statistic.label}'"
+        if self.total_count() is None:
+            raise PlanError(
+                f"{where} is to sum to the released count of rows, but the plan has no count of rows. Add one (not by "
+                "group), or remove 'consistent'."
+            )
+        if self.schema.min_rows_per_person(planned.statistic.column_names) == 0:
+            raise PlanError(
+                f"{where} leaves some rows out (missing values or categories outside the list are dropped), so its "
+                "bins need not sum to the count of rows. Keep them (impute missing values; count others in "
+                "'(other)'), or remove 'consistent'."
+            )
 
     def _check_delta_against_size(self) -> None:
         size = self.schema.public_size or self.dataset.size_estimate

@@ -23,21 +23,36 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from workbench.core.errors import PlanError
 from workbench.core.schema import Schema
-from workbench.core.statistics import Cell, Statistic
+from workbench.core.accuracy import SIMULATIONS, simulated_halfwidth, simulated_noise, simulation_rng
+from workbench.core.mechanisms import Noise
+from workbench.core.statistics import Cell, Histogram, Statistic
 
 
 @dataclass(frozen=True)
 class PostProcessing:
     clamp: bool = False
     round_to: float | None = None  # a positive step, e.g. 1 or 10
+    consistent: bool = False  # histogram bins made to sum to the plan's released count of rows
 
     @property
     def chosen(self) -> bool:
-        return self.clamp or self.round_to is not None
+        return self.clamp or self.round_to is not None or self.consistent
 
     def check(self, statistic: Statistic) -> None:
+        if self.consistent and (not isinstance(statistic, Histogram) or statistic.by):
+            raise PlanError(
+                f"'{statistic.label}' cannot be made consistent: only a histogram (not by group) is adjusted to sum "
+                "to the released count of rows. Remove 'consistent'."
+            )
+        if self.consistent and (self.clamp or self.round_to is not None):
+            raise PlanError(
+                f"'{statistic.label}': clamping or rounding after making the bins sum to the total would break the "
+                "sum again. Choose 'consistent' alone, or clamping and rounding without it."
+            )
         if self.round_to is not None and statistic.error_unit:
             raise PlanError(
                 f"'{statistic.label}' cannot be rounded: its values are already on a grid of the bounds and its "
@@ -82,6 +97,12 @@ class PostProcessing:
                 "which is added to the error bound; on average it adds no bias when the noise is wide compared "
                 "with the step."
             )
+        if self.consistent:
+            words.append(
+                "Made consistent: the difference between the released count of rows and the sum of the bins is "
+                "shared equally among the bins, so they add up to that count. This adds no bias; each bin's error "
+                "bound (simulated from the two noise distributions) includes the count's noise."
+            )
         return words
 
     def to_json(self) -> dict[str, Any]:
@@ -90,19 +111,47 @@ class PostProcessing:
             out["clamp"] = True
         if self.round_to is not None:
             out["round_to"] = self.round_to
+        if self.consistent:
+            out["consistent"] = True
         return out
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> "PostProcessing":
         if data is None:
             return cls()
-        if not isinstance(data, dict) or set(data) - {"clamp", "round_to"}:
-            raise PlanError(f"{where}: 'post_processing' may hold 'clamp' (true or false) and 'round_to' (a step).")
-        clamp = data.get("clamp", False)
+        if not isinstance(data, dict) or set(data) - {"clamp", "round_to", "consistent"}:
+            raise PlanError(
+                f"{where}: 'post_processing' may hold 'clamp' (true or false), 'round_to' (a step) and 'consistent' "
+                "(true or false)."
+            )
+        clamp, consistent = data.get("clamp", False), data.get("consistent", False)
+        if not isinstance(consistent, bool):
+            raise PlanError(f"{where}: 'consistent' must be true or false, not {consistent!r}.")
         step = data.get("round_to")
         if not isinstance(clamp, bool):
             raise PlanError(f"{where}: 'clamp' must be true or false, not {clamp!r}.")
         if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float))
                                  or not math.isfinite(step) or step <= 0):
             raise PlanError(f"{where}: 'round_to' must be a positive step such as 1 or 10, not {step!r}.")
-        return cls(clamp, None if step is None else float(step))
+        return cls(clamp, None if step is None else float(step), consistent)
+
+
+def consistent_with_total(
+    cells: tuple[Cell, ...], total: float, bin_noise: Noise, total_noise: Noise | None, total_slack: float,
+    confidence: float,
+) -> tuple[Cell, ...]:
+    """Bins shifted equally so that they sum to the released ``total`` (post-processing).
+
+    The shifted error of a bin is e_i + (e_total - sum of e_j) / m, for m bins with independent
+    noises; its bound is simulated from the public noise distributions (fixed seed), plus
+    ``total_slack`` / m for a total that was rounded (half its step).
+    """
+    m = len(cells)
+    shift = (total - sum(c.value for c in cells if c.value is not None)) / m
+    rng = simulation_rng()
+    bins = simulated_noise(bin_noise.kind.value, bin_noise.scale, SIMULATIONS * m, rng).reshape(SIMULATIONS, m)
+    outer = np.zeros(SIMULATIONS) if total_noise is None else simulated_noise(
+        total_noise.kind.value, total_noise.scale, SIMULATIONS, rng)
+    errors = bins[:, 0] + (outer - bins.sum(axis=1)) / m
+    error = simulated_halfwidth(errors, confidence) + total_slack / m
+    return tuple(replace(c, value=None if c.value is None else c.value + shift, error=error) for c in cells)

@@ -19,6 +19,7 @@ from workbench.core.accounting import SAMPLING_CONDITIONS, Guarantee, MechanismE
 from workbench.core.io import Table
 from workbench.core.ledger import Ledger, LedgerError, Registration
 from workbench.core.plan import PlannedStatistic, ReleasePlan
+from workbench.core.postprocess import consistent_with_total
 from workbench.core.prepare import prepare
 from workbench.core.statistics import Cell
 
@@ -120,6 +121,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     ]
     data = prepare(table, plan.schema)
     released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
+    released = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
     result = Release(
         dataset_name=plan.dataset.name,
         dataset_description=plan.dataset.description,
@@ -150,6 +152,27 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
             "spent_including_this_release": after.spent.to_json(),
         },
     )
+
+
+def _made_consistent(
+    released: tuple[ReleasedStatistic, ...], plan: ReleasePlan, noises: list[tuple]
+) -> tuple[ReleasedStatistic, ...]:
+    """Histograms marked 'consistent' shifted to sum to the released count of rows (post-processing)."""
+    out = list(released)
+    for i, planned in enumerate(plan.statistics):
+        if not planned.post.consistent:
+            continue
+        j = plan.total_count()
+        assert j is not None  # checked by ReleasePlan.validate
+        total = released[j].cells[0].value
+        if total is None:
+            continue
+        slack = (plan.statistics[j].post.round_to or 0.0) / 2
+        cells = consistent_with_total(
+            released[i].cells, total, noises[i][0], noises[j][0] if noises[j] else None, slack, plan.confidence
+        )
+        out[i] = replace(released[i], cells=cells)
+    return tuple(out)
 
 
 def _check_same_guarantee(ledger: Ledger, name: str, plan: ReleasePlan) -> None:

@@ -56,12 +56,14 @@ POST_PROCESSING_CHOICES = {
     "clamp, round to 5": PostProcessing(clamp=True, round_to=5.0),
     "clamp, round to 10": PostProcessing(clamp=True, round_to=10.0),
     "round to 1": PostProcessing(round_to=1.0),
+    "sum to the count": PostProcessing(consistent=True),
 }
 
 
 def post_processing_text(post: PostProcessing) -> str:
     """How a choice reads in the list: 'none', 'clamp', 'clamp, round to 10'."""
     parts = (["clamp"] if post.clamp else []) + ([f"round to {post.round_to:g}"] if post.round_to else [])
+    parts += ["sum to the count"] if post.consistent else []
     return ", ".join(parts) or "none"
 NO_THIRD = "(two columns)"
 
@@ -186,8 +188,10 @@ class StatisticsPage(QWidget):
         """A combo box per row with the usual choices (rounding is not offered for quantiles)."""
         box = self._row_combo(row, 3, self._post_processing_changed)
         box.blockSignals(True)
+        statistic = planned.statistic
         offered = [text for text, post in POST_PROCESSING_CHOICES.items()
-                   if not (post.round_to and planned.statistic.error_unit)]
+                   if not (post.round_to and statistic.error_unit)
+                   and not (post.consistent and (statistic.type_name != "histogram" or statistic.by))]
         current = post_processing_text(planned.post)
         if current not in offered:
             offered.append(current)  # a choice from a plan file that the list does not name
