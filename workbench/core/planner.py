@@ -112,26 +112,25 @@ def _round_up(value: float, digits: int = 3) -> float:
 
 
 def relative_reference(statistic: Statistic, schema: Schema, size_estimate: float | None) -> tuple[float | None, str]:
-    """What an error is relative to, from public inputs only: the size estimate for counts, the
-    range of the bounds for a mean, the size times the middle of the bounds for a sum."""
+    """What an error is relative to, from public inputs only: the size estimate for counts and for a
+    quantile's rank error, the range of the bounds for a mean, the size times the middle of the
+    bounds for a sum."""
     from workbench.core.schema import NumericColumn
 
     column = getattr(statistic, "column", None)
     spec = schema.column(column) if column else None
-    if statistic.error_unit == "ranks":
-        if not size_estimate:
-            return None, "needs a size estimate"
-        groups = len(statistic.groups(schema)) if statistic.by else 1
-        return size_estimate / groups, "of the rows (percentile points)" + (" per group" if groups > 1 else "")
     if statistic.type_name == "mean" and isinstance(spec, NumericColumn) and spec.lower is not None and spec.upper is not None:
         return (spec.upper - spec.lower) or None, "of the range of the bounds"
     if not size_estimate:
         return None, "needs a size estimate"
     groups = len(statistic.groups(schema)) if statistic.by else 1
+    per_group = " per group" if groups > 1 else ""
+    if statistic.error_unit == "ranks":  # a rank error over the rows is a share of them: percentile points
+        return size_estimate / groups, "of the rows (percentile points)" + per_group
     if statistic.type_name == "sum" and isinstance(spec, NumericColumn) and spec.lower is not None and spec.upper is not None:
         middle = abs(spec.lower + spec.upper) / 2 or max(abs(spec.lower), abs(spec.upper))
         return size_estimate / groups * middle or None, "of size × middle of the bounds"
-    return size_estimate / groups, "of the size estimate" + (" per group" if groups > 1 else "")
+    return size_estimate / groups, "of the size estimate" + per_group
 
 
 PRIVACY_TRADE_OFF = (
