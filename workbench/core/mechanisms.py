@@ -121,17 +121,32 @@ def bounds_candidates(lower: float, upper: float, per_decade: int = 20) -> tuple
 
 def quantile_rank_halfwidth(scale: float, confidence: float, candidates: int = QUANTILE_CANDIDATES) -> int:
     """Ranks t such that the selected candidate's score is within t of the best candidate's
-    with probability at least ``confidence``.
+    with probability at least ``confidence``, whatever the data.
 
     The score is a candidate's distance in ranks from the level's position. OpenDP selects by
     permute-and-flip (McKenna & Sheldon 2020): candidates are visited in random order and one
-    that is d ranks worse than the best is accepted with probability exp(-d / scale) when
-    visited. So each candidate t or more ranks worse is chosen with probability at most
-    exp(-t / scale), and all of them together with at most (candidates - 1) exp(-t / scale),
-    the same bound as the exponential mechanism's (Dwork & Roth, Thm 3.11)."""
+    that is d ranks worse than the best is accepted with probability q = exp(-d / scale) when
+    visited; the best is always accepted. A miss (a candidate more than t ranks worse) is likeliest
+    when every other candidate lies just over t ranks worse: making a far candidate nearer, or a
+    near one (within t) farther, can only raise the chance that the first accepted is a miss. The
+    best then wins when all visited before it were refused, with probability
+    (1 - (1 - q)^C) / (C q) for C candidates, and t is the least whole number of ranks whose q
+    keeps the miss probability within 1 - confidence. Data with a tie at the best candidate and
+    nothing near it attain this, so the bound cannot be lowered without knowing the data."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
-    return math.ceil(scale * math.log((candidates - 1) / (1.0 - confidence)))
+    if 1.0 - 1.0 / candidates <= 1.0 - confidence:
+        return 0  # even a uniform choice among the candidates hits the best often enough
+
+    def miss(log_q: float) -> float:
+        q = math.exp(log_q)
+        return 1.0 + math.expm1(candidates * math.log1p(-q)) / (candidates * q)
+
+    low, high = -800.0, 0.0  # miss(low) ~ C q / 2 is far below 1 - confidence; miss(0) = 1 - 1/C above it
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if miss(middle) <= 1.0 - confidence else (low, middle)
+    return math.ceil(scale * -low)
 
 
 def person_distance(k: int, substitute: bool) -> int:
