@@ -18,7 +18,7 @@ from typing import Sequence
 from workbench import __version__
 from workbench.core.accounting import Guarantee
 from workbench.core.errors import WorkbenchError
-from workbench.core.export import write_results
+from workbench.core.export import REPORT_FORMATS, write_report, write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
 from workbench.core.plan import ReleasePlan
@@ -79,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     _data_arguments(run)
     run.add_argument("--plan", "-p", type=Path, required=True, help="the plan file (JSON)")
     run.add_argument("--out", "-o", type=Path, required=True, help="folder for results.csv and results.json")
+    run.add_argument("--report", action="store_true", help="also write report.html and report.pdf into that folder")
+    run.add_argument("--paper", choices=("a4", "letter"), default="a4", help="PDF paper size with --report (default a4)")
     run.add_argument(
         "--dataset-budget", nargs="+", type=float, metavar=("EPSILON", "DELTA"),
         help="for a dataset new to the ledger: the total ε (and δ) it may ever spend",
@@ -104,6 +106,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     _ledger_argument(bounds)
     bounds.set_defaults(run=_bounds)
+
+    report = commands.add_parser(
+        "report", help="write the report of a release (HTML, PDF, CSV, JSON) from its results.json",
+        description="Build the report of a release from the results.json it wrote. The report states the released "
+        "values, their error, the method and the guarantee in plain words; it reads nothing but results.json, "
+        "which holds only released values and public context.",
+    )
+    report.add_argument("results", type=Path, help="the results.json written by a release")
+    report.add_argument("--out", "-o", type=Path, required=True, help="folder for the report files")
+    report.add_argument("--format", nargs="+", choices=REPORT_FORMATS, default=list(REPORT_FORMATS),
+                        help="which files to write (default: all: report.html report.pdf results.csv results.json)")
+    report.add_argument("--paper", choices=("a4", "letter"), default="a4", help="PDF paper size (default a4)")
+    report.add_argument("--title", help="the report's title (default: the dataset's name)")
+    report.set_defaults(run=_report)
 
     ledger = commands.add_parser("ledger", help="show, verify or export the privacy ledger")
     actions = ledger.add_subparsers(title="ledger commands", required=True, metavar="ACTION")
@@ -255,8 +271,29 @@ def _release(args: argparse.Namespace) -> int:
     table = _load(args)
     result = release(table, plan, Ledger(args.ledger), dataset_budget=_dataset_budget(args))
     _print_release(result)  # charged: the ledger holds it durably now
-    csv_path, json_path = write_results(result, args.out)
-    print(f"\nWrote {csv_path} and {json_path}.")
+    if args.report:
+        written = write_report(result, args.out, paper=args.paper)
+        print("\nWrote " + ", ".join(str(p) for p in written) + ".")
+    else:
+        csv_path, json_path = write_results(result, args.out)
+        print(f"\nWrote {csv_path} and {json_path}.")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    try:
+        data = json.loads(args.results.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WorkbenchError(f"There is no file {args.results}. Give the results.json that the release wrote.") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WorkbenchError(
+            f"{args.results} cannot be read as a results file ({exc}). Give the results.json that the release wrote."
+        ) from None
+    result = Release.from_json(data)
+    if args.out.resolve() == args.results.parent.resolve() and "json" in args.format:
+        args.format = [f for f in args.format if f != "json"]  # it is already there: never rewrite the source
+    written = write_report(result, args.out, args.format, args.paper, args.title)
+    print("Wrote " + ", ".join(str(p) for p in written) + ".")
     return 0
 
 

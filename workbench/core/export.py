@@ -1,4 +1,5 @@
-"""Write a Release as results.csv and results.json: released values and public context only."""
+"""Write a Release as files: results.csv and results.json (the released values and public
+context), report.html and report.pdf (the report built from them). Nothing else goes in."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ import json
 import os
 from pathlib import Path
 
+from typing import Sequence
+
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import Release
+from workbench.core.report import build_report
+from workbench.core.report_html import render_html
+from workbench.core.report_pdf import PAPERS, render_pdf
 
 CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
 
@@ -39,31 +45,69 @@ def result_rows(result: Release) -> list[dict[str, object]]:
     return rows
 
 
-def write_results(result: Release, out_dir: str | Path) -> tuple[Path, Path]:
-    """Write results.csv and results.json into ``out_dir`` (created if needed)."""
+def write_results(result: Release, out_dir: str | Path, csv_file: bool = True, json_file: bool = True) -> tuple[Path | None, Path | None]:
+    """Write results.csv and results.json (or one of them) into ``out_dir`` (created if needed)."""
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
         csv_path, json_path = out / "results.csv", out / "results.json"
-        table = io.StringIO(newline="")
-        writer = csv.DictWriter(table, fieldnames=CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows(result_rows(result))
-        _write_atomically(csv_path, table.getvalue())
-        _write_atomically(json_path, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+        if csv_file:
+            table = io.StringIO(newline="")
+            writer = csv.DictWriter(table, fieldnames=CSV_COLUMNS)
+            writer.writeheader()
+            writer.writerows(result_rows(result))
+            _write_atomically(csv_path, table.getvalue())
+        if json_file:
+            _write_atomically(json_path, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:
         entry = (result.ledger or {}).get("entry")
         kept = f" The release is recorded in the ledger as entry {entry}: export it from there." if entry else ""
         raise WorkbenchError(
             f"The results cannot be written to {out}: {exc.strerror or exc}. Choose a folder you can write to.{kept}"
         ) from None
-    return csv_path, json_path
+    return (csv_path if csv_file else None), (json_path if json_file else None)
 
 
-def _write_atomically(path: Path, text: str) -> None:
+REPORT_FORMATS = ("html", "pdf", "csv", "json")
+
+
+def write_report(
+    result: Release, out_dir: str | Path, formats: Sequence[str] = REPORT_FORMATS, paper: str = "a4",
+    title: str | None = None,
+) -> list[Path]:
+    """Write the chosen formats into ``out_dir``: report.html, report.pdf, results.csv, results.json."""
+    unknown = [f for f in formats if f not in REPORT_FORMATS]
+    if unknown or not formats:
+        raise WorkbenchError(f"Unknown report format {', '.join(unknown) or '(none)'}: choose from {', '.join(REPORT_FORMATS)}.")
+    if paper.lower() not in PAPERS:
+        raise WorkbenchError(f"Unknown paper size '{paper}': choose a4 or letter.")
+    written: list[Path] = []
+    if "csv" in formats or "json" in formats:
+        paths = write_results(result, out_dir, csv_file="csv" in formats, json_file="json" in formats)
+        written.extend(p for p in paths if p is not None)
+    if "html" in formats or "pdf" in formats:
+        report = build_report(result, title)
+        out = Path(out_dir)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            if "html" in formats:
+                _write_atomically(out / "report.html", render_html(report))
+                written.append(out / "report.html")
+            if "pdf" in formats:
+                _write_atomically(out / "report.pdf", render_pdf(report, paper))
+                written.append(out / "report.pdf")
+        except OSError as exc:
+            raise WorkbenchError(
+                f"The report cannot be written to {out}: {exc.strerror or exc}. Choose a folder you can write to."
+            ) from None
+    return written
+
+
+def _write_atomically(path: Path, text: str | bytes) -> None:
     """Write beside ``path`` and rename over it: a reader sees the old file or the whole new one."""
     temporary = path.with_name(f".{path.name}.tmp")
-    with temporary.open("w", encoding="utf-8", newline="") as handle:
+    binary = isinstance(text, bytes)
+    with temporary.open("wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())

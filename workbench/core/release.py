@@ -16,6 +16,7 @@ from typing import Any
 
 from workbench import __version__
 from workbench.core.accounting import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
+from workbench.core.errors import WorkbenchError
 from workbench.core.io import Table
 from workbench.core.ledger import Ledger, LedgerError, Registration
 from workbench.core.plan import PlannedStatistic, ReleasePlan
@@ -59,6 +60,28 @@ class ReleasedStatistic:
             ],
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ReleasedStatistic":
+        return cls(
+            label=data["label"],
+            type=data["type"],
+            column=data.get("column"),
+            by=data.get("by"),
+            mechanism=data["mechanism"],
+            epsilon=float(data["epsilon"]),
+            delta=float(data["delta"]),
+            method=data.get("method", ""),
+            noise=tuple(MechanismEvent.from_json(n) for n in data.get("noise", ())),
+            cells=tuple(
+                Cell(
+                    c["label"], c.get("value"), c.get("error"), c.get("note", ""),
+                    "" if c.get("error_unit", "value") == "value" else c["error_unit"],
+                )
+                for c in data["cells"]
+            ),
+            post_processing=tuple(data.get("post_processing", ())),
+        )
+
 
 @dataclass(frozen=True)
 class Release:
@@ -91,6 +114,41 @@ class Release:
             "ledger": self.ledger,
             **({"sampling": self.sampling} if self.sampling else {}),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Release":
+        """Read results.json as written by ``to_json``; a file of another kind or a newer
+        version is refused with a message."""
+        if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
+            raise WorkbenchError(
+                "This is not a DP Workbench results file (results.json, written by a release). "
+                "Choose the results.json that the release wrote."
+            )
+        if data.get("version") != RESULTS_VERSION:
+            raise WorkbenchError(
+                f"This results file has version {data.get('version')!r}; this DP Workbench reads version "
+                f"{RESULTS_VERSION}. Use the DP Workbench that wrote it, or a newer one."
+            )
+        try:
+            total = data["total"]
+            return cls(
+                dataset_name=data["dataset"]["name"],
+                dataset_description=data["dataset"].get("description", ""),
+                privacy_unit=data["privacy_unit"],
+                neighbouring=data["neighbouring"],
+                confidence=float(data["confidence"]),
+                statistics=tuple(ReleasedStatistic.from_json(s) for s in data["statistics"]),
+                guarantee=Guarantee(float(total["epsilon"]), float(total["delta"]), total["method"]),
+                created=data["created"],
+                software_version=data["software"]["version"],
+                ledger=data.get("ledger"),
+                sampling=data.get("sampling"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WorkbenchError(
+                f"The results file is incomplete or damaged ({type(exc).__name__}: {exc}). Export it again from "
+                "the release, or from the ledger (dp-workbench ledger export)."
+            ) from None
 
 
 def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None) -> Release:
@@ -133,6 +191,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         software_version=__version__,
     )
+    before = None if new_dataset else ledger.dataset(name)
     entry = ledger.charge(name, events, result.to_json(), plan.to_json(), fingerprint, new_dataset)
     after = ledger.dataset(name)
     rate = plan.dataset.sampling_rate
@@ -149,6 +208,8 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
             "entry": entry.seq,
             "hash": entry.hash,
             "dataset_budget": after.budget.to_json(),
+            "spent_before_this_release": (before.spent if before else Guarantee(0.0, 0.0, cost.method)).to_json(),
+            "releases_before_this_one": before.releases if before else 0,
             "spent_including_this_release": after.spent.to_json(),
         },
     )
