@@ -9,7 +9,6 @@ this model out, so the two formats cannot say different things.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 from workbench.core import report_figures, risk
 from workbench.core.accounting import Guarantee
