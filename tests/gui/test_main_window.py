@@ -98,9 +98,11 @@ def test_the_preview_follows_the_slider_and_reads_no_data(qtbot, window, sample_
         page.table.cellWidget(row, 2).setChecked(False)
     page.recompute()
     before = list(page.errors)
+    assert "at most 73% sure" in page.reading.text()  # the sample plan's ε = 1, read in words next to the slider
     page.slider.setValue(page.slider.maximum())  # ε = 10
     page.recompute()
     assert window.document.plan.total.epsilon == pytest.approx(10.0)
+    assert "at most 99.995" in page.reading.text() and "large" in page.reading.toolTip()
     assert all(after < b for after, b in zip(page.errors, before))
     assert page.table.item(0, 3).text() == f"{10 / len(statistics):.3g}"
 
@@ -121,8 +123,13 @@ def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, samp
     qtbot.waitUntil(lambda: page.result is not None, timeout=60_000)
     assert page.results.rowCount() == sum(len(s.cells) for s in page.result.statistics)
     assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
-    written = page.export_to(tmp_path / "out")
-    assert json.loads(written[1].read_text())["ledger"]["entry"] == page.result.ledger["entry"]
+    page.paper.setCurrentText("Letter")
+    page.start_export(tmp_path / "out")  # in the background, as the button does
+    qtbot.waitUntil(lambda: page.export_task is None, timeout=60_000)
+    assert sorted(p.name for p in page.written) == ["report.html", "report.pdf", "results.csv", "results.json"]
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["ledger"]["entry"] == page.result.ledger["entry"]
+    assert b"/MediaBox [ 0 0 612 792 ]" in (tmp_path / "out" / "report.pdf").read_bytes()
+    assert "report.pdf" in page.status.text()
     window.preview_page.recompute()  # the budget panel now lists the release
     budget = window.preview_page.budget
     assert budget.history.topLevelItemCount() == 1

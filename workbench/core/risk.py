@@ -97,6 +97,14 @@ def privacy_profile(events: Iterable[MechanismEvent], deltas: Sequence[float] = 
     return points
 
 
+def percent(p: float) -> str:
+    """A probability as a percentage that never rounds a bound up to a certainty (99.995%, not 100%)."""
+    if 0.99 < p < 1:
+        digits = max(0, min(6, -math.floor(math.log10(1 - p)) - 1))
+        return f"{math.floor(p * 10 ** (digits + 2)) / 10 ** digits:.{digits}f}%"
+    return f"{p:.0%}"
+
+
 @dataclass(frozen=True)
 class Reading:
     """The plain-language reading of one guarantee: headline sentences and the numbers behind them."""
@@ -119,13 +127,13 @@ class Reading:
         testing = "which of two records a person has" if substitute else "whether a person is in the data"
         lines = [
             f"Someone who thought it a 50-50 chance that {fact} "
-            f"can, after seeing these results, be at most {self.posterior_from_half:.0%} sure; from 10% they can "
-            f"reach at most {self.posterior_from_tenth:.0%}" + (" (from ε alone; δ is below)." if d > 0 else "."),
+            f"can, after seeing these results, be at most {percent(self.posterior_from_half)} sure; from 10% they can "
+            f"reach at most {percent(self.posterior_from_tenth)}" + (" (from ε alone; δ is below)." if d > 0 else "."),
             f"Any test that tries to tell {testing}, and wrongly says yes 5% of the time when the answer is "
-            f"no, says yes at most {self.power_at_5_percent:.0%} of the time when it is yes (power ≤ e^ε × "
+            f"no, says yes at most {percent(self.power_at_5_percent)} of the time when it is yes (power ≤ e^ε × "
             "false-positive rate + δ).",
             f"Guessing between {worlds} succeeds at most "
-            f"{self.guess_from_half:.0%} of the time (50% is a coin toss).",
+            f"{percent(self.guess_from_half)} of the time (50% is a coin toss).",
         ]
         if d > 0:
             lines.append(

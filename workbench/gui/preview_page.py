@@ -36,6 +36,8 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.accounting import SAMPLING_CONDITIONS
 from workbench.core.plan import Budget, suggested_delta
 from workbench.core.planner import PRIVACY_TRADE_OFF, expected_error, relative_reference, with_privacy
+from workbench.core.risk import reading
+from workbench.core.schema import Neighbouring
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number, readable
@@ -118,6 +120,10 @@ class PreviewPage(QWidget):
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#2c6fbb", width=2), fillLevel=0, brush=(44, 111, 187, 60))
         self.edges = [self.plot.addLine(x=0, pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine)) for _ in range(2)]
         self.plot_title = QLabel("Select a statistic to see its noise.")
+        self.reading = QLabel()  # what the chosen ε and δ mean, in words (core.risk)
+        self.reading.setWordWrap(True)
+        self.reading.setAccessibleName("what this guarantee means")
+        self.reading.setStyleSheet("color: #24466b;")
         self.budget = BudgetPanel()
         self.budget.total_epsilon.valueChanged.connect(self.schedule)
         self.budget.total_delta.editingFinished.connect(self.schedule)
@@ -129,6 +135,7 @@ class PreviewPage(QWidget):
         slider_row.addWidget(QLabel("10"))
         slider_row.addWidget(self.epsilon)
         controls.addRow("Total ε of this plan:", slider_row)
+        controls.addRow("What it means:", self.reading)
         controls.addRow("Guarantee:", self.privacy)
         controls.addRow("Total δ of this plan:", self.delta)
         controls.addRow("Public size estimate:", self.size)
@@ -253,6 +260,15 @@ class PreviewPage(QWidget):
     def schedule(self) -> None:
         self._timer.start()
 
+    def show_reading(self, epsilon: float, delta: float, substitute: bool) -> None:
+        try:
+            lines = reading(epsilon, delta).sentences(substitute)
+        except (WorkbenchError, ValueError) as exc:
+            self.reading.setText(str(exc))
+            return
+        self.reading.setText(" ".join(lines[:2]))
+        self.reading.setToolTip("\n\n".join(lines))
+
     def recompute(self) -> None:
         plan = self.document.plan
         self._syncing = True
@@ -266,6 +282,7 @@ class PreviewPage(QWidget):
             rate = plan.dataset.sampling_rate
             self.sampling.setText("" if rate is None else f"{rate:g}")
         self._syncing = False
+        self.show_reading(plan.total.epsilon, plan.total.delta, plan.schema.neighbouring is Neighbouring.SUBSTITUTE)
 
         size = plan.schema.public_size or plan.dataset.size_estimate
         try:

@@ -1,5 +1,5 @@
 """Step 6: release. Confirm what will be spent, run the release in the background, show the
-released values with their error bounds, and export them (CSV and JSON)."""
+released values with their error bounds, and export the report (HTML, PDF, CSV, JSON)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.accounting import Guarantee
 from workbench.core.errors import WorkbenchError
-from workbench.core.export import write_results
+from workbench.core.export import write_report
 from workbench.core.ledger import Ledger, default_ledger_path
 from workbench.core.release import Release, release
 from workbench.gui.document import PlanDocument
@@ -44,8 +45,16 @@ class ReleasePage(QWidget):
         self.status.setWordWrap(True)
         self.release_button = QPushButton("&Release…")
         self.release_button.setToolTip("Compute the noisy statistics and charge their cost to the ledger.")
-        self.export_button = QPushButton("&Export CSV and JSON…")
+        self.export_button = QPushButton("&Export report…")
+        self.export_button.setToolTip(
+            "Write report.html, report.pdf, results.csv and results.json into a folder: the released values, "
+            "their error, the method and the guarantee in plain words. Nothing private is in them."
+        )
         self.export_button.setEnabled(False)
+        self.paper = QComboBox()
+        self.paper.addItems(["A4", "Letter"])
+        self.paper.setAccessibleName("PDF paper size")
+        self.paper.setToolTip("Paper size of the PDF report.")
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)
         self.busy.hide()
@@ -58,6 +67,8 @@ class ReleasePage(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.release_button)
         buttons.addWidget(self.export_button)
+        buttons.addWidget(QLabel("PDF paper:"))
+        buttons.addWidget(self.paper)
         buttons.addStretch()
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Release</h3>"))
@@ -70,6 +81,8 @@ class ReleasePage(QWidget):
         document.changed.connect(self.refresh)
         self.result: Release | None = None
         self.task: Task | None = None
+        self.export_task: Task | None = None
+        self.written: list[Path] = []
         self.ask = True  # tests and the smoke test answer the confirmation themselves
         self.refresh()
 
@@ -158,7 +171,7 @@ class ReleasePage(QWidget):
         self.document.changed.emit()
         self.status.setText(
             f"Released and recorded in the ledger as entry {result.ledger['entry']}. "
-            "Only the values below may be published; export them as CSV and JSON."
+            "Only the values below may be published; export the report to publish them with their error and guarantee."
         )
 
     def _failed(self, exc: BaseException) -> None:
@@ -182,18 +195,45 @@ class ReleasePage(QWidget):
                 self.results.setItem(row, column, QTableWidgetItem(text))
 
     def choose_export(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Export the released values to a folder")
+        folder = QFileDialog.getExistingDirectory(self, "Export the report to a folder")
         if folder:
-            self.export_to(Path(folder))
+            self.start_export(Path(folder))
 
-    def export_to(self, folder: Path) -> tuple[Path, Path] | None:
+    def start_export(self, folder: Path) -> None:
+        """Build and write the report in the background (pictures and PDF take a few seconds)."""
+        assert self.result is not None
+        result, paper = self.result, self.paper.currentText().lower()
+        self.export_task = Task(lambda: write_report(result, folder, paper=paper))
+        self.export_task.finished.connect(self._exported)
+        self.export_task.failed.connect(self._export_failed)
+        self.export_button.setEnabled(False)
+        self.busy.show()
+        self.status.setText(f"Writing the report into {folder}…")
+        self.export_task.start()
+
+    def _exported(self, written: list[Path]) -> None:
+        self.export_task = None
+        self.busy.hide()
+        self.export_button.setEnabled(True)
+        self.written = written
+        self.status.setText("Wrote " + ", ".join(str(p) for p in written) + ".")
+
+    def _export_failed(self, exc: BaseException) -> None:
+        self.export_task = None
+        self.busy.hide()
+        self.export_button.setEnabled(True)
+        message = str(exc) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}."
+        QMessageBox.warning(self, "The report could not be written", f"{message} Choose another folder.")
+
+    def export_to(self, folder: Path) -> list[Path] | None:
+        """Write the report at once (the smoke test and scripts); the button uses ``start_export``."""
         assert self.result is not None
         try:
-            written = write_results(self.result, folder)
+            written = write_report(self.result, folder, paper=self.paper.currentText().lower())
         except (OSError, WorkbenchError) as exc:
-            QMessageBox.warning(self, "The results could not be written", f"{exc}. Choose another folder.")
+            QMessageBox.warning(self, "The report could not be written", f"{exc} Choose another folder.")
             return None
-        self.status.setText(f"Wrote {written[0]} and {written[1]}.")
+        self._exported(written)
         return written
 
 
