@@ -74,6 +74,9 @@ def noise_distributions(
         _draw_noise(axes, event, confidence, rank_bound)
         axes.set_title(event.label, fontsize=8)
         axes.tick_params(labelsize=7)
+        axes.locator_params(axis="x", nbins=4)
+        axes.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
+        axes.xaxis.get_offset_text().set_fontsize(7)
         axes.set_yticks([])
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
@@ -89,7 +92,7 @@ def _draw_noise(axes, event: MechanismEvent, confidence: float, rank_bound: floa
         ranks = np.linspace(0, max(bound * 1.3, 1.0), 200)
         axes.plot(ranks, np.exp(-ranks / event.scale), color=BLUE)
         axes.axvline(bound, color="black", linestyle="--", linewidth=0.8)
-        axes.set_xlabel("ranks from the best point (acceptance probability)", fontsize=7)
+        axes.set_xlabel(f"ranks worse than the best\n(dashed: {confidence:.0%} bound)", fontsize=7)
         return
     steps = event.scale / event.unit  # the noise scale in integer steps
     reach = 4.5 * steps
@@ -104,7 +107,7 @@ def _draw_noise(axes, event: MechanismEvent, confidence: float, rank_bound: floa
         axes.vlines(x, 0, weights, color=BLUE, linewidth=2)
     else:
         axes.fill_between(x, weights, color=BLUE, alpha=0.6, linewidth=0)
-    axes.set_xlabel(f"{event.mechanism} noise (scale {event.scale:.3g})", fontsize=7)
+    axes.set_xlabel(f"{event.mechanism}, scale {event.scale:.3g}", fontsize=7)
 
 
 def privacy_profile(points: Sequence[tuple[float, float]], spent: tuple[float, float]) -> bytes:
