@@ -18,7 +18,7 @@ from typing import Sequence
 from workbench import __version__
 from workbench.core.accounting import Guarantee
 from workbench.core.errors import WorkbenchError
-from workbench.core.export import REPORT_FORMATS, write_report, write_results
+from workbench.core.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
 from workbench.core.plan import ReleasePlan
@@ -80,11 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--plan", "-p", type=Path, required=True, help="the plan file (JSON)")
     run.add_argument("--out", "-o", type=Path, required=True, help="folder for results.csv and results.json")
     run.add_argument("--report", action="store_true", help="also write report.html and report.pdf into that folder")
-    run.add_argument("--paper", choices=("a4", "letter"), default="a4", help="PDF paper size with --report (default a4)")
-    run.add_argument(
-        "--dataset-budget", nargs="+", type=float, metavar=("EPSILON", "DELTA"),
-        help="for a dataset new to the ledger: the total ε (and δ) it may ever spend",
-    )
+    run.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size with --report (default a4)")
+    _dataset_budget_argument(run)
     _ledger_argument(run)
     run.set_defaults(run=_release)
 
@@ -100,10 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     bounds.add_argument("--search", nargs=2, type=float, metavar=("LOW", "HIGH"), default=(-1e9, 1e9),
                         help="public range to search (default -1e9 1e9; e.g. 0 1e9 for values that cannot be negative)")
     bounds.add_argument("--write", action="store_true", help="write the suggested bounds into the plan file")
-    bounds.add_argument(
-        "--dataset-budget", nargs="+", type=float, metavar=("EPSILON", "DELTA"),
-        help="for a dataset new to the ledger: the total ε (and δ) it may ever spend",
-    )
+    _dataset_budget_argument(bounds)
     _ledger_argument(bounds)
     bounds.set_defaults(run=_bounds)
 
@@ -117,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", "-o", type=Path, required=True, help="folder for the report files")
     report.add_argument("--format", nargs="+", choices=REPORT_FORMATS, default=list(REPORT_FORMATS),
                         help="which files to write (default: all: report.html report.pdf results.csv results.json)")
-    report.add_argument("--paper", choices=("a4", "letter"), default="a4", help="PDF paper size (default a4)")
+    report.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size (default a4)")
     report.add_argument("--title", help="the report's title (default: the dataset's name)")
     report.set_defaults(run=_report)
 
@@ -148,6 +142,13 @@ def _parser() -> argparse.ArgumentParser:
 
     cli_randomized_response.add_commands(commands)
     return parser
+
+
+def _dataset_budget_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dataset-budget", nargs="+", type=float, metavar=("EPSILON", "DELTA"),
+        help="for a dataset new to the ledger: the total ε (and δ) it may ever spend",
+    )
 
 
 def _ledger_argument(parser: argparse.ArgumentParser) -> None:

@@ -24,6 +24,8 @@ import pytest
 from PIL import Image
 
 from workbench.cli import main
+from workbench.core.export import PAPER_SIZES
+from workbench.core.report_pdf import PAPERS
 
 ROWS = 1237  # an unusual exact size: under add/remove it is private
 EXTREME, MINIMUM = 987654.321, -31337.5
@@ -194,6 +196,10 @@ def test_the_html_report_is_self_contained_and_states_what_the_issue_asks(export
         "References", "No earlier release", "Post-processing", "ranks",
     ]:
         assert words in html, words
+
+
+def test_the_paper_sizes_offered_are_the_ones_the_pdf_lays_out():
+    assert set(PAPER_SIZES) == set(PAPERS)
 
 
 def test_results_json_follows_its_published_schema(exported):

@@ -13,9 +13,6 @@ from typing import Sequence
 
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import Release
-from workbench.core.report import build_report
-from workbench.core.report_html import render_html
-from workbench.core.report_pdf import PAPERS, render_pdf
 
 CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
 
@@ -69,6 +66,7 @@ def write_results(result: Release, out_dir: str | Path, csv_file: bool = True, j
 
 
 REPORT_FORMATS = ("html", "pdf", "csv", "json")
+PAPER_SIZES = ("a4", "letter")  # the names of report_pdf.PAPERS, without importing ReportLab to list them
 
 
 def write_report(
@@ -79,13 +77,19 @@ def write_report(
     unknown = [f for f in formats if f not in REPORT_FORMATS]
     if unknown or not formats:
         raise WorkbenchError(f"Unknown report format {', '.join(unknown) or '(none)'}: choose from {', '.join(REPORT_FORMATS)}.")
-    if paper.lower() not in PAPERS:
+    if paper.lower() not in PAPER_SIZES:
         raise WorkbenchError(f"Unknown paper size '{paper}': choose a4 or letter.")
     written: list[Path] = []
     if "csv" in formats or "json" in formats:
         paths = write_results(result, out_dir, csv_file="csv" in formats, json_file="json" in formats)
         written.extend(p for p in paths if p is not None)
     if "html" in formats or "pdf" in formats:
+        # imported here: matplotlib, Jinja2 and ReportLab take about a second, which every command
+        # and the app's start would otherwise pay for a report they may never write
+        from workbench.core.report import build_report
+        from workbench.core.report_html import render_html
+        from workbench.core.report_pdf import render_pdf
+
         report = build_report(result, title)
         out = Path(out_dir)
         try:
