@@ -186,11 +186,19 @@ def _quantile_measurement(candidates: tuple[float, ...], alpha: float, scale: fl
     return dp.m.make_private_quantile(domain, dp.symmetric_distance(), dp.max_divergence(), list(candidates), alpha, scale)
 
 
+MIN_EPSILON = 1e-9  # below it a noise scale may not even be a finite number
+
+
 def check_epsilon(epsilon: float) -> None:
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon):
         raise BudgetError(f"ε must be a positive number, not {epsilon!r}.")
     if epsilon <= 0:
         raise BudgetError(f"ε must be greater than 0 (it is {epsilon:g}); a smaller ε means more privacy.")
+    if epsilon < MIN_EPSILON:
+        raise BudgetError(
+            f"ε = {epsilon:g} is so small that the noise would swamp any result (ε below {MIN_EPSILON:g} is not "
+            "accepted). Give this statistic a larger share of the budget, or leave it out."
+        )
     if epsilon > 100:
         raise BudgetError(
             f"ε = {epsilon:g} gives no meaningful privacy (a 50% prior could rise to certainty). "

@@ -138,7 +138,7 @@ class PlannedStatistic:
         statistic = statistic_from_json(data, where)
         try:
             mechanism = MechanismKind(data.get("mechanism", statistic.mechanisms[0].value))
-        except ValueError:
+        except (ValueError, TypeError):
             names = " or ".join(f"'{m.value}'" for m in MechanismKind)
             raise PlanError(f"{where}: mechanism {data.get('mechanism')!r} is not {names}.") from None
         optional = {}

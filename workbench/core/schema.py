@@ -80,6 +80,9 @@ class ColumnSpec:
             raise SchemaError("Every column needs a name.")
 
 
+MAX_BOUND = 1e15  # beyond it sums of a few million values round to steps larger than the noise
+
+
 @dataclass(frozen=True)
 class NumericColumn(ColumnSpec):
     """A number with public bounds; values are clamped into [lower, upper] before any statistic."""
@@ -103,6 +106,11 @@ class NumericColumn(ColumnSpec):
                 )
             if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not math.isfinite(bound):
                 raise SchemaError(f"{where}: the {label} bound must be a finite number, not {bound!r}.")
+            if abs(bound) > MAX_BOUND:
+                raise SchemaError(
+                    f"{where}: the {label} bound {bound:g} is beyond ±{MAX_BOUND:g}, where sums lose precision and "
+                    "noise cannot be calibrated. Rescale the column (for example to thousands) and its bounds."
+                )
         assert self.lower is not None and self.upper is not None
         if self.lower > self.upper:
             raise SchemaError(
@@ -197,7 +205,7 @@ def column_from_json(data: Any, position: int) -> ColumnSpec:
         raise SchemaError(f"Column {position + 1} in the schema needs a 'name'.")
     name = data["name"]
     kind = data.get("kind")
-    if kind not in COLUMN_KINDS:
+    if not isinstance(kind, str) or kind not in COLUMN_KINDS:
         raise SchemaError(
             f"Column '{name}': kind {kind!r} is not one of {', '.join(COLUMN_KINDS)}. Choose one of them."
         )
@@ -211,7 +219,7 @@ def column_from_json(data: Any, position: int) -> ColumnSpec:
         )
     if kind == "categorical":
         categories = data.get("categories", [])
-        if not isinstance(categories, list):
+        if not isinstance(categories, list) or any(isinstance(c, (bool, list, dict)) or c is None for c in categories):
             raise SchemaError(f"{where}: 'categories' must be a list of texts.")
         return CategoricalColumn(
             name=name,
@@ -245,7 +253,10 @@ class PrivacyUnit:
         k = data.get("max_rows_per_person", 1)
         if isinstance(k, bool) or not isinstance(k, int):
             raise SchemaError(f"max_rows_per_person must be a whole number of rows, not {k!r}.")
-        return cls(id_column=data.get("id_column"), max_rows_per_person=k)
+        id_column = data.get("id_column")
+        if id_column is not None and (not isinstance(id_column, str) or not id_column):
+            raise SchemaError(f"'id_column' must name the identifier column, or be null for one row; not {id_column!r}.")
+        return cls(id_column=id_column, max_rows_per_person=k)
 
     @property
     def in_words(self) -> str:
@@ -331,8 +342,8 @@ class Schema:
         if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
             raise SchemaError("The schema must be an object with a list of 'columns'.")
         size = data.get("public_size")
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int)):
-            raise SchemaError(f"The public size must be a whole number of persons, not {size!r}.")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+            raise SchemaError(f"The public size must be a whole number of persons (at least 1), not {size!r}.")
         return cls(
             columns=tuple(column_from_json(c, i) for i, c in enumerate(data["columns"])),
             unit=PrivacyUnit.from_json(data.get("privacy_unit")),
@@ -344,7 +355,7 @@ class Schema:
 def _enum(enum: type[Enum], value: Any, where: str) -> Any:
     try:
         return enum(value)
-    except ValueError:
+    except (ValueError, TypeError):
         options = ", ".join(repr(m.value) for m in enum)
         raise SchemaError(f"{where}: {value!r} is not one of {options}.") from None
 

@@ -802,7 +802,7 @@ STATISTIC_TYPES: dict[str, type[Statistic]] = {
 
 
 def statistic_from_json(data: Any, where: str) -> Statistic:
-    if not isinstance(data, dict) or data.get("type") not in STATISTIC_TYPES:
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str) or data["type"] not in STATISTIC_TYPES:
         kind = data.get("type") if isinstance(data, dict) else data
         raise PlanError(f"{where}: {kind!r} is not a statistic; choose one of {', '.join(STATISTIC_TYPES)}.")
     cls = STATISTIC_TYPES[data["type"]]
