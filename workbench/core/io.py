@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import csv
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -107,8 +108,8 @@ def _check_shape(table: Table) -> None:
         raise DataFileError(
             f"{name}: the file has column names but no rows of data. Check that it is the right file."
         )
-    names = [str(c) for c in table.frame.columns]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    counts = Counter(str(c) for c in table.frame.columns)
+    duplicates = sorted(n for n, count in counts.items() if count > 1)
     if duplicates:
         raise DataFileError(
             f"{name}: several columns are called {', '.join(repr(d) for d in duplicates)}. "

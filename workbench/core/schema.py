@@ -8,6 +8,7 @@ any statistic is computed.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
@@ -159,7 +160,7 @@ class CategoricalColumn(ColumnSpec):
             )
         if any(not isinstance(c, str) or not c.strip() for c in self.categories):
             raise SchemaError(f"{where}: every category must be a non-empty piece of text.")
-        repeated = sorted({c for c in self.categories if self.categories.count(c) > 1})
+        repeated = sorted(c for c, count in Counter(self.categories).items() if count > 1)
         if repeated:
             raise SchemaError(f"{where}: the categories {', '.join(map(repr, repeated))} are listed twice.")
         if self.outside is OutsideCategories.OTHER and OTHER_BIN in self.categories:
@@ -301,7 +302,7 @@ class Schema:
 
     def validate(self) -> None:
         names = [spec.name for spec in self.columns]
-        repeated = sorted({n for n in names if names.count(n) > 1})
+        repeated = sorted(n for n, count in Counter(names).items() if count > 1)
         if repeated:
             raise SchemaError(f"The schema describes {', '.join(map(repr, repeated))} more than once.")
         for spec in self.columns:

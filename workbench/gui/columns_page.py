@@ -54,6 +54,7 @@ KINDS = {
     "ignored": "Not used",
 }
 INVALID = "background-color: #ffd6d6;"
+MAX_ROWS = 200  # columns shown at once; more are found by name
 HEADERS = ["Column", "Kind", "Lower bound", "Upper bound", "Categories", "Missing values become"]
 
 
@@ -156,14 +157,26 @@ class ColumnsPage(QWidget):
                        self.bounds_epsilon, self.estimate):
             helper.addWidget(widget)
         helper.addStretch()
+        self.find = QLineEdit()
+        self.find.setPlaceholderText("Find a column by name…")
+        self.find.setAccessibleName("find a column")
+        self.find.setClearButtonEnabled(True)
+        self.find.textChanged.connect(self._find_changed)
+        self.shown_note = QLabel("")
+        finding = QHBoxLayout()
+        finding.addWidget(self.find, 1)
+        finding.addWidget(self.shown_note, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)
+        layout.addLayout(finding)
         layout.addWidget(self.grid)
         layout.addLayout(helper)
         layout.addWidget(self.bounds_status)
         self.problems: dict[str, str] = {}  # column -> what is wrong with its fields
         document.changed.connect(self.refresh)
         self._shown: tuple[ColumnSpec, ...] = ()
+        self.visible: list[int] = []  # schema positions of the grid's rows
+        self._matching_count = 0
         self.refresh()
 
     # -- showing ------------------------------------------------------------------------------
@@ -179,12 +192,49 @@ class ColumnsPage(QWidget):
         self.estimate.setEnabled(bool(numeric) and self.task is None)
         if columns == self._shown:
             return
+        visible = self._matching(columns)
+        if visible == self.visible and len(columns) == len(self._shown):
+            for row, index in enumerate(visible):  # the same rows: redraw only the columns that changed
+                if columns[index] != self._shown[index]:
+                    self._show_row(row, columns[index])
+        else:
+            self.visible = visible
+            self.grid.setRowCount(len(visible))
+            for row, index in enumerate(visible):
+                self._show_row(row, columns[index])
         self._shown = columns
-        self.grid.setRowCount(len(columns))
-        for row, spec in enumerate(columns):
-            self._show_row(row, spec)
+        total, matching = len(columns), self._matching_count
+        if matching > len(visible):
+            self.shown_note.setText(
+                f"Showing the first {len(visible)} of {matching:,} columns{' that match' if self.find.text() else ''}. "
+                "Type part of a name above to find the others."
+            )
+        elif self.find.text():
+            self.shown_note.setText(f"{matching:,} of {total:,} columns match.")
+        else:
+            self.shown_note.setText("")
+
+    def _matching(self, columns: tuple[ColumnSpec, ...]) -> list[int]:
+        """Positions of the columns whose name contains the search text, at most MAX_ROWS of them:
+        a table of thousands of columns is found by name, not scrolled (nor built as widgets)."""
+        text = self.find.text().strip().casefold()
+        matching = [i for i, spec in enumerate(columns) if text in spec.name.casefold()]
+        self._matching_count = len(matching)
+        return matching[:MAX_ROWS]
+
+    def _find_changed(self) -> None:
+        self._shown = ()
+        self.visible = []
+        self.refresh()
+
+    def _row_of(self, index: int) -> int | None:
+        try:
+            return self.visible.index(index)
+        except ValueError:
+            return None
 
     def _show_row(self, row: int, spec: ColumnSpec) -> None:
+        index = self.visible[row]
         name = QLabel(f"  {spec.name}  ")
         self.grid.setCellWidget(row, 0, name)
         kind = QComboBox()
@@ -193,15 +243,15 @@ class ColumnsPage(QWidget):
             kind.setItemData(i, words, 3)  # tooltip role
         kind.setCurrentText(spec.kind)
         kind.setAccessibleName(f"kind of {spec.name}")
-        kind.currentTextChanged.connect(lambda text, r=row: self._kind_changed(r, text))
+        kind.currentTextChanged.connect(lambda text, i=index: self._kind_changed(i, text))
         self.grid.setCellWidget(row, 1, kind)
         lower, upper, missing = QLineEdit(), QLineEdit(), QLineEdit()
         for field, label in ((lower, "lower bound"), (upper, "upper bound"), (missing, "value for missing")):
             field.setAccessibleName(f"{label} of {spec.name}")
-            field.editingFinished.connect(lambda r=row: self._fields_changed(r))
+            field.editingFinished.connect(lambda i=index: self._fields_changed(i))
         categories = QPushButton()
         categories.setAccessibleName(f"categories of {spec.name}")
-        categories.clicked.connect(lambda _=False, r=row: self._edit_categories(r))
+        categories.clicked.connect(lambda _=False, i=index: self._edit_categories(i))
         if isinstance(spec, NumericColumn):
             lower.setText("" if spec.lower is None else f"{spec.lower:g}")
             upper.setText("" if spec.upper is None else f"{spec.upper:g}")
@@ -247,17 +297,16 @@ class ColumnsPage(QWidget):
             widget.setStyleSheet(INVALID)
             widget.setToolTip(problem)
 
-    # -- editing ------------------------------------------------------------------------------
-    def _replace(self, row: int, spec: ColumnSpec) -> None:
+    # -- editing (by the column's position in the schema) ---------------------------------------
+    def _replace(self, index: int, spec: ColumnSpec) -> None:
         plan = self.document.plan
         columns = list(plan.schema.columns)
-        columns[row] = spec
-        self._shown = ()  # redraw
+        columns[index] = spec
         self.document.update(replace(plan, schema=replace(plan.schema, columns=tuple(columns))))
         self.refresh()
 
-    def _kind_changed(self, row: int, kind: str) -> None:
-        old = self.document.plan.schema.columns[row]
+    def _kind_changed(self, index: int, kind: str) -> None:
+        old = self.document.plan.schema.columns[index]
         if kind == old.kind:
             return
         new: ColumnSpec
@@ -271,10 +320,13 @@ class ColumnsPage(QWidget):
         else:
             new = IgnoredColumn(old.name)
         self.problems.pop(old.name, None)
-        self._replace(row, new)
+        self._replace(index, new)
 
-    def _fields_changed(self, row: int) -> None:
-        spec = self.document.plan.schema.columns[row]
+    def _fields_changed(self, index: int) -> None:
+        spec = self.document.plan.schema.columns[index]
+        row = self._row_of(index)
+        if row is None:
+            return
         texts = [self.grid.cellWidget(row, c).text() for c in (2, 3, 5)]
         self.problems.pop(spec.name, None)
         if isinstance(spec, NumericColumn):
@@ -291,14 +343,20 @@ class ColumnsPage(QWidget):
                 self._mark(row, spec)
                 return
             missing = MissingPolicy(MissingAction.IMPUTE, fill) if fill is not None else MissingPolicy()
-            self._replace(row, replace(spec, lower=lower, upper=upper, missing=missing))
+            updated = replace(spec, lower=lower, upper=upper, missing=missing)
         elif isinstance(spec, CategoricalColumn):
             fill_text = texts[2].strip()
             missing = MissingPolicy(MissingAction.IMPUTE, fill_text) if fill_text else MissingPolicy()
-            self._replace(row, replace(spec, missing=missing))
+            updated = replace(spec, missing=missing)
+        else:
+            return
+        if updated == spec:
+            self._mark(row, spec)  # the same values: clear a mark left by unparsable text
+        else:
+            self._replace(index, updated)
 
-    def _edit_categories(self, row: int) -> None:
-        spec = self.document.plan.schema.columns[row]
+    def _edit_categories(self, index: int) -> None:
+        spec = self.document.plan.schema.columns[index]
         assert isinstance(spec, CategoricalColumn)
         table = self.document.table
         values: list[str] = []
@@ -307,7 +365,7 @@ class ColumnsPage(QWidget):
             values = sorted({str(v).strip() for v in column.unique()[:1000]})
         dialog = CategoriesDialog(spec.name, spec.categories, values, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self._replace(row, replace(spec, categories=dialog.categories()))
+            self._replace(index, replace(spec, categories=dialog.categories()))
 
     # -- bounds help (a DP release) -------------------------------------------------------------
     def confirm_and_estimate(self) -> None:

@@ -12,6 +12,9 @@ from workbench.core.io import ColumnProposal, Table, propose_kinds
 from workbench.gui.table_model import PREVIEW_ROWS, ColumnProposalModel, FramePreviewModel
 
 
+RESIZED_COLUMNS = 60  # preview columns sized to their contents; sizing thousands would freeze the window
+
+
 @dataclass(frozen=True, eq=False)
 class LoadedTable:
     """A table and what the first step shows of it, all computed off the GUI thread."""
@@ -23,7 +26,7 @@ class LoadedTable:
     @classmethod
     def of(cls, table: Table) -> "LoadedTable":
         frame = table.frame
-        return cls(table, propose_kinds(table), tuple(int(frame[c].isna().sum()) for c in frame.columns))
+        return cls(table, propose_kinds(table), tuple(int(n) for n in frame.isna().sum().tolist()))
 
 
 class DataPage(QWidget):
@@ -68,9 +71,11 @@ class DataPage(QWidget):
         frame = table.frame
         self.preview.setModel(FramePreviewModel(frame, self))
         self.columns.setModel(ColumnProposalModel(loaded.proposals, loaded.missing, self))
+        self.columns.horizontalHeader().setResizeContentsPrecision(200)  # thousands of columns: size from 200
         self.columns.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.columns.horizontalHeader().setStretchLastSection(True)
-        self.preview.resizeColumnsToContents()
+        for column in range(min(frame.shape[1], RESIZED_COLUMNS)):  # the rest keep the default width
+            self.preview.resizeColumnToContents(column)
         shown = min(PREVIEW_ROWS, len(frame))
         self.summary.setText(
             f"<b>{table.source.name}</b>: {len(frame):,} rows, {frame.shape[1]} columns; the first {shown} rows are "

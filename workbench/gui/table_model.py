@@ -20,11 +20,17 @@ class FramePreviewModel(QAbstractTableModel):
     def __init__(self, frame: pd.DataFrame, parent: Any = None) -> None:
         super().__init__(parent)
         self._frame = frame.head(PREVIEW_ROWS)
-        # texts built once, column by column: a view asks for every cell, and pandas' per-cell access is slow
-        self._texts = [
-            ["" if pd.isna(v) else str(v) for v in self._frame[c].tolist()] for c in self._frame.columns
-        ]
-        self._numeric = [pd.api.types.is_numeric_dtype(self._frame[c]) for c in self._frame.columns]
+        # texts built column by column when first shown: a view asks for every visible cell, pandas' per-cell
+        # access is slow, and a table of thousands of columns shows only a few of them at a time
+        self._texts: dict[int, list[str]] = {}
+        self._numeric = [pd.api.types.is_numeric_dtype(dtype) for dtype in self._frame.dtypes]
+
+    def _column_texts(self, column: int) -> list[str]:
+        texts = self._texts.get(column)
+        if texts is None:
+            values = self._frame.iloc[:, column].tolist()
+            texts = self._texts[column] = ["" if pd.isna(v) else str(v) for v in values]
+        return texts
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._frame)
@@ -36,7 +42,7 @@ class FramePreviewModel(QAbstractTableModel):
         if not index.isValid():
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._texts[index.column()][index.row()]
+            return self._column_texts(index.column())[index.row()]
         if role == Qt.ItemDataRole.TextAlignmentRole and self._numeric[index.column()]:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
