@@ -98,11 +98,11 @@ def test_excel_with_several_sheets_asks_which(tmp_path):
         ("binary.csv", bytes(range(256)) * 20, r"binary.csv: this is not a text table"),
         ("ragged.csv", b"a,b\n1,2\n3,4,5,6\n", r"ragged.csv: the rows do not all have the same number of fields"),
         ("dupes.csv", b"age,age,x\n1,2,3\n", r"dupes.csv: several columns are called 'age'"),
-        ("table.sas7bdat", b"not really sas" * 100, r"table.sas7bdat: the file cannot be read as SAS"),
-        ("table.xlsx", b"PK\x03\x04 broken zip", r"table.xlsx: the file cannot be read as EXCEL"),
-        ("table.parquet", b"PAR1 broken", r"table.parquet: the file cannot be read as PARQUET"),
-        ("table.sav", b"$FL2 broken", r"table.sav: the file cannot be read as SPSS"),
-        ("table.json", b"{}", r"table.json: files ending in '.json' are not supported"),
+        ("table.sas7bdat", b"not really sas" * 100, r"table.sas7bdat: the file cannot be read as a SAS file"),
+        ("table.xlsx", b"PK\x03\x04 broken zip", r"table.xlsx: the file cannot be read as an Excel workbook"),
+        ("table.parquet", b"PAR1 broken", r"table.parquet: the file cannot be read as a Parquet file"),
+        ("table.sav", b"$FL2 broken", r"table.sav: the file cannot be read as an SPSS file"),
+        ("table.json", b"{}", r"table.json: '.json' files are not read"),
     ],
 )
 def test_broken_input_names_the_file_and_the_problem(tmp_path, name, content, message):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 import pandas as pd
 
@@ -46,6 +47,23 @@ class ColumnKind(str, Enum):
     IGNORED = "ignored"
 
 
+@dataclass(frozen=True)
+class FileState:
+    """Size and modification time of a file: enough to notice that it changed after it was read."""
+
+    size: int
+    modified_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> "FileState":
+        stat = path.stat()
+        return cls(stat.st_size, stat.st_mtime_ns)
+
+
+Progress = Callable[[float], None]
+"""Told the fraction of the file read so far; raising (e.g. ``Cancelled``) stops the reading."""
+
+
 @dataclass(frozen=True, eq=False)
 class Table:
     """A loaded table and what the file said about it (never a DP value: stays local)."""
@@ -56,6 +74,7 @@ class Table:
     value_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     encoding: str | None = None
     delimiter: str | None = None
+    state: FileState | None = None  # the file as it was read; a release checks it has not changed since
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -79,25 +98,72 @@ def load_table(
     delimiter: str | None = None,
     encoding: str | None = None,
     sheet: str | int | None = None,
+    progress: Progress | None = None,
 ) -> Table:
-    """Read ``path`` by its suffix; for text files detect encoding and delimiter unless given."""
+    """Read ``path`` by its suffix; for text files detect encoding and delimiter unless given.
+
+    ``progress`` hears how much of a text file has been read; other formats are read in one go.
+    A file that changes or disappears while it is read is refused, not half-read.
+    """
     path = Path(path)
     if not path.exists():
         raise DataFileError(f"{path}: no such file. Check the path and try again.")
     if path.is_dir():
         raise DataFileError(f"{path} is a folder, not a data file. Choose a file inside it.")
     suffix = path.suffix.lower()
-    if suffix in TEXT_SUFFIXES:
-        table = _load_text(path, delimiter or TEXT_SUFFIXES[suffix], encoding, explicit=delimiter)
-    elif suffix in OTHER_SUFFIXES:
-        table = _load_binary(path, OTHER_SUFFIXES[suffix], sheet)
-    else:
+    if suffix not in TEXT_SUFFIXES and suffix not in OTHER_SUFFIXES:
+        raise DataFileError(_unsupported(path, suffix))
+    try:
+        before = FileState.of(path)
+        if suffix in TEXT_SUFFIXES:
+            table = _load_text(path, delimiter or TEXT_SUFFIXES[suffix], encoding, delimiter, progress)
+        else:
+            table = _load_binary(path, OTHER_SUFFIXES[suffix], sheet)
+        after = FileState.of(path)
+    except FileNotFoundError:
         raise DataFileError(
-            f"{path.name}: files ending in '{suffix or '(no suffix)'}' are not supported. "
-            f"Save the table as one of: {SUPPORTED}."
+            f"{path.name} disappeared while it was being read (moved, renamed or deleted). "
+            "Nothing was loaded; open it again from where it is now."
+        ) from None
+    if after != before:
+        raise DataFileError(
+            f"{path.name} changed while it was being read (another program is writing it). Nothing was loaded; "
+            "wait until that program has finished, then open the file again."
         )
     _check_shape(table)
-    return table
+    return replace(table, state=before)
+
+
+def check_unchanged(table: Table) -> None:
+    """Refuse to go on if the file on disk is no longer the one that was loaded (what the ledger charges
+    is recognised by the file's contents, so they must be the contents the statistics came from)."""
+    if table.state is None:
+        return
+    try:
+        now = FileState.of(table.source)
+    except OSError:
+        raise DataFileError(
+            f"{table.source.name} is no longer where it was loaded from. Open it again (step 1) before releasing."
+        ) from None
+    if now != table.state:
+        raise DataFileError(
+            f"{table.source.name} has changed on disk since it was loaded. Open it again (step 1) so that the "
+            "release uses, and the ledger records, the file as it is now."
+        )
+
+
+def _unsupported(path: Path, suffix: str) -> str:
+    if suffix == ".xls":
+        return (
+            f"{path.name} is an old-style Excel workbook (.xls), which is not read. Open it in Excel or LibreOffice "
+            "and save it as .xlsx (or as CSV), then open that file."
+        )
+    if suffix in (".sas7bcat", ".por", ".dbf", ".ods", ".json", ".xml", ".zip", ".gz"):
+        return f"{path.name}: '{suffix}' files are not read. Export the table as CSV (or one of {SUPPORTED})."
+    return (
+        f"{path.name}: files ending in '{suffix or '(no suffix)'}' are not supported. "
+        f"Save the table as one of: {SUPPORTED}."
+    )
 
 
 def _check_shape(table: Table) -> None:
@@ -108,7 +174,16 @@ def _check_shape(table: Table) -> None:
         raise DataFileError(
             f"{name}: the file has column names but no rows of data. Check that it is the right file."
         )
-    counts = Counter(str(c) for c in table.frame.columns)
+    names = [str(c) for c in table.frame.columns]
+    unnamed = [i + 1 for i, n in enumerate(names) if not n.strip()]
+    if unnamed:
+        places = ", ".join(map(str, unnamed[:10])) + (" …" if len(unnamed) > 10 else "")
+        raise DataFileError(
+            f"{name}: column{'s' if len(unnamed) > 1 else ''} {places} (counting from the left) "
+            f"{'have' if len(unnamed) > 1 else 'has'} no name in the first line. Give every column a name "
+            "there (or delete empty columns) and open the file again."
+        )
+    counts = Counter(names)
     duplicates = sorted(n for n, count in counts.items() if count > 1)
     if duplicates:
         raise DataFileError(
@@ -162,7 +237,33 @@ def detect_delimiter(text: str, fallback: str) -> str:
         return best if counts[best] > 0 else fallback
 
 
-def _load_text(path: Path, delimiter: str | None, encoding: str | None, explicit: str | None) -> Table:
+class _WatchedFile(io.RawIOBase):
+    """A file read through pandas that tells ``progress`` how far the reading is."""
+
+    def __init__(self, path: Path, progress: Progress) -> None:
+        super().__init__()
+        self._file = path.open("rb")
+        self._size = max(path.stat().st_size, 1)
+        self._read = 0
+        self._progress = progress
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        count = self._file.readinto(buffer)
+        self._read += count or 0
+        self._progress(min(self._read / self._size, 1.0))
+        return count
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def _load_text(
+    path: Path, delimiter: str | None, encoding: str | None, explicit: str | None, progress: Progress | None = None
+) -> Table:
     with path.open("rb") as handle:
         sample = handle.read(_SNIFF_BYTES)
     if not sample.strip():
@@ -181,7 +282,11 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, explicit
     if explicit is None:
         delimiter = detect_delimiter(text_sample, delimiter or ",")
     try:
-        frame = pd.read_csv(path, sep=delimiter, encoding=encoding, engine="c", low_memory=False)
+        if progress is None:
+            frame = pd.read_csv(path, sep=delimiter, encoding=encoding, engine="c", low_memory=False)
+        else:
+            with _WatchedFile(path, progress) as watched:
+                frame = pd.read_csv(watched, sep=delimiter, encoding=encoding, engine="c", low_memory=False)
     except UnicodeDecodeError as exc:
         raise DataFileError(
             f"{path.name}: the text is not valid {encoding} (byte {exc.start} cannot be read). "
@@ -195,6 +300,8 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, explicit
             f"The delimiter used was {_describe_delimiter(delimiter)}; if that is wrong, give the right one, "
             "otherwise repair the row in the file."
         ) from exc
+    except FileNotFoundError:
+        raise
     except (OSError, ValueError) as exc:
         raise DataFileError(f"{path.name}: the file cannot be read ({_first_line(exc)}).") from exc
     header = next(csv.reader([text_sample.lstrip("\ufeff").splitlines()[0]], delimiter=delimiter), [])
@@ -217,31 +324,73 @@ def _first_line(exc: BaseException) -> str:
 # ---------------------------------------------------------------- other formats
 
 
+# What each kind of file starts with, to say what a file is when its suffix is wrong.
+_SIGNATURES = (
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "ole"),  # password-protected .xlsx, or an old .xls
+    (b"PK\x03\x04", "excel"),  # a zip archive, as .xlsx is
+    (b"PAR1", "parquet"),
+    (b"$FL2", "spss"),
+    (b"$FL3", "spss"),
+    (b"<stata_dta>", "stata"),
+    (b"HEADER RECORD*******LIBRARY", "sas-xport"),
+)
+_NAMES = {"excel": "an Excel workbook (.xlsx)", "parquet": "a Parquet file (.parquet)", "spss": "an SPSS file (.sav)",
+          "stata": "a Stata file (.dta)", "sas": "a SAS file (.sas7bdat)", "sas-xport": "a SAS transport file (.xpt)"}
+_SUFFIX_OF = {"excel": ".xlsx", "parquet": ".parquet", "spss": ".sav", "stata": ".dta", "sas-xport": ".xpt"}
+
+
+def _signature(path: Path) -> str | None:
+    with path.open("rb") as handle:
+        start = handle.read(64)
+    return next((kind for magic, kind in _SIGNATURES if start.startswith(magic)), None)
+
+
 def _load_binary(path: Path, kind: str, sheet: str | int | None) -> Table:
+    found = _signature(path)
+    if found == "ole" and kind == "excel":
+        raise DataFileError(
+            f"{path.name} is password-protected (encrypted), or an old .xls workbook renamed to .xlsx, so it "
+            "cannot be read. Open it in Excel or LibreOffice, remove the password (File > Info > Protect "
+            "Workbook) or save it as .xlsx, and open the saved copy."
+        )
+    if found is not None and found != "ole" and found != kind:
+        raise DataFileError(
+            f"{path.name} is named like {_NAMES[kind]} but its contents are {_NAMES[found]}. Rename it to end in "
+            f"'{_SUFFIX_OF[found]}' and open it again."
+        )
     try:
         if kind == "excel":
             return _load_excel(path, sheet)
         if kind == "parquet":
             return Table(frame=pd.read_parquet(path), source=path, file_format="parquet")
         return _load_statistics_file(path, kind)
-    except DataFileError:
+    except (DataFileError, FileNotFoundError):
         raise
     except Exception as exc:  # every reader has its own exception types; name the file and the reader's words
         raise DataFileError(
-            f"{path.name}: the file cannot be read as {kind.upper()} ({_first_line(exc)}). "
-            "Check that it is not damaged, password-protected or still being written, "
-            "or export it as CSV."
+            f"{path.name}: the file cannot be read as {_NAMES[kind]} ({_first_line(exc)}). It may be damaged, "
+            "incomplete (still being copied or written) or password-protected. Open it in the program that made "
+            "it and save or export it again (CSV always works)."
         ) from exc
+
+
+class SheetNeeded(DataFileError):
+    """A workbook has several sheets and none was named; ``sheets`` lists them for the user to choose."""
+
+    def __init__(self, message: str, sheets: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.sheets = sheets
 
 
 def _load_excel(path: Path, sheet: str | int | None) -> Table:
     with pd.ExcelFile(path, engine="openpyxl") as book:
-        names = book.sheet_names
+        names = tuple(str(n) for n in book.sheet_names)
         if sheet is None:
             if len(names) > 1:
-                raise DataFileError(
+                raise SheetNeeded(
                     f"{path.name}: the workbook has {len(names)} sheets ({', '.join(names)}). "
-                    "Say which sheet holds the table."
+                    "Say which sheet holds the table (on the command line: --sheet NAME).",
+                    names,
                 )
             sheet = names[0]
         if isinstance(sheet, str) and sheet not in names:
@@ -265,7 +414,7 @@ def _load_statistics_file(path: Path, kind: str) -> Table:
     for column, mapping in label_sets.items():
         if not mapping:
             continue
-        labels[column] = tuple(str(v) for v in mapping.values())
+        labels[column] = tuple(dict.fromkeys(str(v) for v in mapping.values()))  # two codes may share a label
         frame[column] = frame[column].map(lambda v, m=mapping: m.get(v, v) if pd.notna(v) else v)
     return Table(frame=frame, source=path, file_format=kind, value_labels=labels)
 

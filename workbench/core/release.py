@@ -17,7 +17,7 @@ from typing import Any
 from workbench import __version__
 from workbench.core.accounting import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.errors import WorkbenchError
-from workbench.core.io import Table
+from workbench.core.io import Table, check_unchanged
 from workbench.core.ledger import Ledger, LedgerError, Registration
 from workbench.core.plan import PlannedStatistic, ReleasePlan
 from workbench.core.postprocess import consistent_with_total
@@ -159,7 +159,9 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     """
     plan.validate()
     name = plan.dataset.name
+    check_unchanged(table)
     fingerprint = ledger.fingerprint(table.source) if Path(table.source).is_file() else None
+    check_unchanged(table)  # the fingerprint is of the file the statistics are computed from
     new_dataset = None
     if not ledger.has_dataset(name):
         if dataset_budget is None:
