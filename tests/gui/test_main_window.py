@@ -351,3 +351,38 @@ def test_bounds_are_estimated_with_dp_after_confirmation_and_charged(qtbot, wind
     assert 0 <= spec.lower < spec.upper <= 1e9  # "values can be negative" was left unticked: searched from 0
     record = Ledger(private_ledger).dataset(window.document.plan.dataset.name)
     assert record.spent.epsilon == 2.0 and record.releases == 1
+
+
+def test_a_large_file_shows_progress_and_cancelling_stops_the_reading(qtbot, window, warnings, sample_path, tmp_path):
+    import pandas as pd
+
+    big = tmp_path / "big.csv"
+    sample = pd.read_csv(sample_path)
+    pd.concat([sample] * 40, ignore_index=True).to_csv(big, index=False)  # 800,000 rows, about 40 MB
+    seen = []
+    window.open_path(big)
+    task = window.loading
+    task.progress.connect(seen.append)
+    qtbot.waitUntil(lambda: len(seen) >= 3, timeout=60_000)
+    assert window.data_page.progress.maximum() == 1000 and window.data_page.progress.value() > 0
+    window.cancel_loading()
+    qtbot.waitUntil(lambda: task.done, timeout=60_000)  # the reading stopped at its next block
+    assert max(seen) < 1.0 and seen == sorted(seen)
+    assert window.document.table is None and warnings == []
+
+
+def test_a_workbook_with_several_sheets_asks_which_one(qtbot, window, monkeypatch, tmp_path):
+    import pandas as pd
+    from workbench.gui import main_window
+
+    book = tmp_path / "book.xlsx"
+    with pd.ExcelWriter(book) as writer:
+        pd.DataFrame({"note": ["read me"]}).to_excel(writer, sheet_name="readme", index=False)
+        pd.DataFrame({"age": [30, 40, 50]}).to_excel(writer, sheet_name="persons", index=False)
+    asked = []
+    monkeypatch.setattr(main_window.QInputDialog, "getItem",
+                        lambda parent, title, label, items, *a: asked.append(items) or ("persons", True))
+    load(qtbot, window, book)
+    qtbot.waitUntil(lambda: window.document.table is not None, timeout=60_000)
+    assert asked == [["readme", "persons"]]
+    assert list(window.document.table.frame["age"]) == [30, 40, 50]

@@ -23,3 +23,7 @@ class PlanError(WorkbenchError):
 
 class BudgetError(WorkbenchError):
     """A privacy budget is invalid or would be exceeded."""
+
+
+class Cancelled(WorkbenchError):
+    """The user stopped a long task (loading a file); nothing was changed."""

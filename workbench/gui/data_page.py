@@ -35,9 +35,9 @@ class DataPage(QWidget):
         self.summary = QLabel("Open a table with File > Open, or drop a file onto this window.")
         self.summary.setWordWrap(True)
         self.progress = QProgressBar()
-        self.progress.setRange(0, 0)  # busy: pandas reports no progress
+        self.progress.setRange(0, 0)  # busy until the reading reports how far it is
         self.cancel = QPushButton("Cancel")
-        self.cancel.setToolTip("Stop waiting for this file; the table shown stays as it was.")
+        self.cancel.setToolTip("Stop loading this file; the table shown stays as it was.")
         loading = QHBoxLayout()
         loading.addWidget(self.progress, 1)
         loading.addWidget(self.cancel)
@@ -61,7 +61,14 @@ class DataPage(QWidget):
 
     def show_loading(self, name: str) -> None:
         self.summary.setText(f"Loading <b>{name}</b>…")
+        self.progress.setRange(0, 0)
         self.loading.show()
+
+    def show_progress(self, fraction: float) -> None:
+        if self.progress.maximum() == 0:
+            self.progress.setRange(0, 1000)
+        self.progress.setValue(round(1000 * fraction))
+        self.progress.setFormat(f"{100 * fraction:.0f}% read")
 
     def hide_loading(self) -> None:
         self.loading.hide()

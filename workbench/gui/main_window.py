@@ -10,11 +10,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget
 
 from workbench import __version__
 from workbench.core.errors import WorkbenchError
-from workbench.core.io import SUPPORTED, Table, load_table
+from workbench.core.io import SUPPORTED, SheetNeeded, Table, load_table
 from workbench.gui.columns_page import ColumnsPage
 from workbench.gui.data_page import DataPage, LoadedTable
 from workbench.gui.document import PlanDocument
@@ -83,13 +83,14 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(Path(path))
 
-    def open_path(self, path: Path) -> None:
+    def open_path(self, path: Path, sheet: str | None = None) -> None:
         """Load ``path`` off the GUI thread; on a user error show its message and keep the current table."""
         if self.loading is not None:
             self.loading.cancel()
         self.data_page.show_loading(path.name)
         self.statusBar().showMessage(f"Loading {path}…")
-        task = Task(lambda: LoadedTable.of(load_table(path)))
+        task = Task(lambda: LoadedTable.of(load_table(path, sheet=sheet, progress=task.report)))
+        task.progress.connect(self.data_page.show_progress)
         task.finished.connect(lambda table: self._loaded(task, table))
         task.failed.connect(lambda exc: self._load_failed(task, path, exc))
         self.loading = task
@@ -119,6 +120,16 @@ class MainWindow(QMainWindow):
         self.data_page.hide_loading()
         if self.shown is not None:
             self.data_page.show_table(self.shown)
+        if isinstance(exc, SheetNeeded):
+            sheet, chosen = QInputDialog.getItem(
+                self, "Which sheet?", f"{path.name} has several sheets. Which one holds the table?",
+                list(exc.sheets), 0, False,
+            )
+            if chosen:
+                self.open_path(path, sheet)
+            else:
+                self.statusBar().showMessage(f"{path.name} was not opened: no sheet chosen.")
+            return
         message = str(exc) if isinstance(exc, WorkbenchError) else f"{path.name} could not be read: {exc}"
         self.statusBar().showMessage(f"{path.name} was not opened.")
         QMessageBox.warning(self, "The file cannot be opened", message)

@@ -1,9 +1,10 @@
 """Run slow core calls (loading a file, a release) off the GUI thread.
 
 A ``Task`` runs one function in a QThreadPool worker and reports back through signals,
-which Qt delivers on the GUI thread. Cancelling cannot interrupt pandas or the ledger; it
-marks the task so that its result is dropped (a release result is never dropped: it was
-charged, so it is always shown).
+which Qt delivers on the GUI thread. A function that calls ``report`` (loading a text file
+does, for every block read) shows progress and is stopped by ``cancel`` at its next report.
+Otherwise cancelling cannot interrupt pandas or the ledger; it marks the task so that its
+result is dropped (a release result is never dropped: it was charged, so it is always shown).
 """
 
 from __future__ import annotations
@@ -12,16 +13,20 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from workbench.core.errors import Cancelled
+
 
 class Task(QObject):
     finished = Signal(object)
     failed = Signal(object)  # the exception
+    progress = Signal(float)  # the fraction done, from ``report``
 
     def __init__(self, function: Callable[[], Any]) -> None:
         super().__init__()
         self._function = function
         self.cancelled = False
         self.done = False
+        self._reported = -1.0
 
     def start(self) -> None:
         task = self
@@ -40,6 +45,14 @@ class Task(QObject):
                     task.finished.emit(result)
 
         QThreadPool.globalInstance().start(_Runner())
+
+    def report(self, fraction: float) -> None:
+        """Called by the function, on the worker thread: passes progress on, and stops a cancelled task."""
+        if self.cancelled:
+            raise Cancelled("Stopped at your request; nothing changed.")
+        if fraction - self._reported >= 0.005 or fraction >= 1.0:  # at most 200 repaints
+            self._reported = fraction
+            self.progress.emit(fraction)
 
     def cancel(self) -> None:
         self.cancelled = True
