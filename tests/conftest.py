@@ -28,3 +28,38 @@ def private_ledger(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "ledger.sqlite"
     monkeypatch.setenv("DP_WORKBENCH_LEDGER", str(path))
     return path
+
+
+@pytest.fixture(scope="session")
+def _ledger_with_a_release(tmp_path_factory) -> Path:
+    """A ledger in which the sample dataset has one release: what a failed input must leave as it was."""
+    from workbench.core.accounting import Guarantee
+    from workbench.core.io import load_table
+    from workbench.core.ledger import Ledger
+    from workbench.core.plan import ReleasePlan
+    from workbench.core.release import release
+
+    path = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
+    release(load_table(SAMPLE), ReleasePlan.load(SAMPLE_PLAN), Ledger(path), Guarantee(10.0, 1e-6, "total budget"))
+    return path
+
+
+@pytest.fixture
+def used_ledger(_ledger_with_a_release, private_ledger) -> Path:
+    """This test's ledger, holding one earlier release of the sample dataset."""
+    import shutil
+
+    shutil.copyfile(_ledger_with_a_release, private_ledger)
+    return private_ledger
+
+
+@pytest.fixture(scope="session")
+def bad_corpus() -> Path:
+    """tests/data/bad, with the large files that are not committed written on first use."""
+    sys.path.insert(0, str(ROOT / "tests" / "data" / "bad"))
+    import generate
+
+    missing = [name for name in generate.LARGE if not (generate.HERE / name).exists()]
+    if missing:
+        generate.generate(names=missing)
+    return generate.HERE

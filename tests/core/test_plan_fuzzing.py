@@ -17,7 +17,7 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.plan import ReleasePlan
 from workbench.core.schema import Schema
 
-from conftest import SAMPLE_PLAN
+from bad_inputs import SAMPLE_PLAN
 
 SAMPLE = json.loads(SAMPLE_PLAN.read_text(encoding="utf-8"))
 # FUZZ_EXAMPLES=5000 searches harder (about two minutes); the default keeps the suite quick.

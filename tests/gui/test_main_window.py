@@ -194,13 +194,14 @@ def test_dragging_the_slider_across_its_range_repaints_without_crashing(qtbot, w
     assert page.curve.getData()[0] is not None and window.document.plan.total.epsilon == pytest.approx(10.0)
 
 
-def test_a_plan_for_other_data_loses_nothing_and_the_release_step_says_why(qtbot, window, sample_plan_path, tmp_path):
+def test_a_plan_for_other_data_loses_nothing_and_the_release_step_says_why(qtbot, window, warnings, sample_plan_path, tmp_path):
     other = tmp_path / "other.csv"
     other.write_text("person,score\n1,3\n2,5\n")
     load(qtbot, window, other)
     assert window.open_plan(sample_plan_path)
     names = [s.name for s in window.document.plan.schema.columns]
     assert {"household_id", "annual_income", "person", "score"} <= set(names)  # nothing dropped
+    assert warnings[-1][0] == "The plan needs attention" and "not in other.csv" in warnings[-1][1]
     window.tabs.setCurrentWidget(window.release_page)
     assert not window.release_page.release_button.isEnabled()
     assert "not in other.csv" in window.release_page.status.text()

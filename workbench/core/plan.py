@@ -89,7 +89,11 @@ class Budget:
     def from_json(cls, data: Any, where: str) -> "Budget":
         if not isinstance(data, dict) or "epsilon" not in data:
             raise PlanError(f"{where}: the budget must be an object with 'epsilon' (and 'delta').")
-        return cls(epsilon=data["epsilon"], delta=data.get("delta", 0.0))
+        epsilon, delta = data["epsilon"], data.get("delta", 0.0)
+        for name, value in (("ε", epsilon), ("δ", delta)):  # a number at all; its range is checked by validate
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise PlanError(f"{where}: {name} must be a positive number, not {value!r}.")
+        return cls(epsilon=epsilon, delta=delta)
 
 
 @dataclass(frozen=True)

@@ -95,9 +95,13 @@ def check_columns_exist(table: Table, schema: Schema) -> None:
         listed = ", ".join(f"'{name}'" for name in absent)
         raise SchemaError(
             f"The plan describes {listed}, which {'is' if len(absent) == 1 else 'are'} not in {table.source.name}. "
-            f"That file has the columns {', '.join(table.columns)}. Is the plan meant for another dataset? "
+            f"That file has the columns {_some(table.columns)}. Is the plan meant for another dataset? "
             "Open the right file, or edit the plan's column names."
         )
+
+
+def _some(names: tuple[str, ...], shown: int = 20) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown:,} more" if len(names) > shown else "")
 
 
 def _as_numbers(series: pd.Series, name: str, table: Table) -> pd.Series:

@@ -211,6 +211,7 @@ def _numeric(schema: Schema, column: str, statistic: str) -> NumericColumn:
             f"The {statistic} of '{column}' needs a numeric column with bounds, but '{column}' is described "
             f"as {spec.kind}. Describe it as numeric, or choose another statistic."
         )
+    spec.validate()  # its bounds set the sensitivity: reversed, equal or missing bounds are named here
     return spec
 
 
@@ -222,6 +223,7 @@ def _categorical(schema: Schema, column: str, statistic: str, grouping: bool = F
             f"{what} needs a categorical column with public categories, but '{column}' is described as "
             f"{spec.kind}. Describe it as categorical, or choose another {'grouping' if grouping else 'statistic'}."
         )
+    spec.validate()
     return spec
 
 

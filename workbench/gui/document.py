@@ -89,9 +89,11 @@ class PlanDocument(QObject):
 
     def problems(self) -> list[str]:
         """Everything that stops a release, in words (empty when the plan is sound)."""
+        return ([] if self.table is not None else ["Open the data file (File > Open)."]) + self.plan_problems()
+
+    def plan_problems(self) -> list[str]:
+        """What is wrong with the plan itself, or with the plan for the open table."""
         problems = []
-        if self.table is None:
-            problems.append("Open the data file (File > Open).")
         if not self.plan.statistics:
             problems.append("Add at least one statistic.")
         try:
@@ -101,4 +103,3 @@ class PlanDocument(QObject):
         except WorkbenchError as exc:
             problems.append(str(exc))
         return problems
-

@@ -199,6 +199,13 @@ class MainWindow(QMainWindow):
             self.document.set_table(self.shown.table, self.shown.proposals)  # describe columns the plan does not mention
             self.document.dirty = False
         self.statusBar().showMessage(f"Opened the plan {path}")
+        problems = self.document.plan_problems()
+        if problems:
+            QMessageBox.warning(
+                self, "The plan needs attention",
+                f"{path.name} is open, but it cannot be released as it is:\n\n" + "\n\n".join(problems)
+                + "\n\nCorrect it in steps 2 to 5; the release step lists what is still wrong.",
+            )
         return True
 
     def save_plan(self) -> bool:
