@@ -173,3 +173,29 @@ def ledger_state(path: Path) -> list[tuple[int, str]]:
     ledger = Ledger(path)
     assert ledger.verify() == []
     return [(entry.seq, entry.hash) for entry in ledger.entries()]
+
+
+def meddle_while_reading(monkeypatch, path: Path, meddle: str) -> None:
+    """Make ``path`` change ('append') or disappear ('delete') while the loader reads it: another program
+    writing the file, or a network drive dropping it, in the middle of the read."""
+    import pandas as pd
+
+    from workbench.core import io
+
+    real = pd.read_csv
+
+    def read_csv(source, *args, **kwargs):
+        if meddle == "append":
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write("99,99,Somewhere\n")
+        else:
+            path.unlink()
+        return real(source, *args, **kwargs) if meddle == "append" else real(io_copy, *args, **kwargs)
+
+    io_copy = path.with_name(path.name + ".copy")
+    io_copy.write_bytes(path.read_bytes())
+    monkeypatch.setattr(io.pd, "read_csv", read_csv)
+
+
+MEDDLED = {"append": r"changed while it was being read .* Nothing was loaded",
+           "delete": r"disappeared while it was being read .* Nothing was loaded"}

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bad_inputs import CASES, DATA, SAMPLE, ledger_state
+from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, ledger_state, meddle_while_reading
 from workbench.cli import main
 
 
@@ -52,3 +52,12 @@ def test_a_real_process_prints_one_message_and_no_traceback(bad_corpus, tmp_path
                              capture_output=True, text=True, timeout=120)
         assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr
         assert run.stderr.startswith(f"Error: {name}") and run.stderr.count("Error:") == 1
+
+
+@pytest.mark.parametrize("meddle", sorted(MEDDLED))
+def test_a_file_that_changes_or_disappears_while_loading(meddle, bad_corpus, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "survey.csv"
+    path.write_bytes((bad_corpus / "semicolons.csv").read_bytes())
+    meddle_while_reading(monkeypatch, path, meddle)
+    assert main(["inspect", str(path)]) == 2
+    assert re.search(MEDDLED[meddle], _said(capsys)[1])

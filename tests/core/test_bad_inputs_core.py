@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from bad_inputs import CASES, DATA, SAMPLE, Case, ledger_state
+from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, SAMPLE_PLAN, Case, ledger_state, meddle_while_reading
 from workbench.core.accounting import Guarantee
 from workbench.core.errors import WorkbenchError
 from workbench.core.io import load_table
@@ -49,3 +49,24 @@ def test_a_plan_is_released_or_refused_and_a_refusal_charges_nothing(case, bad_c
     assert ledger_state(used_ledger)[: len(before)] == before and len(ledger_state(used_ledger)) > len(before)
     for cell in (cell for statistic in result.statistics for cell in statistic.cells):
         assert (cell.value is not None and cell.error > 0) or cell.note  # a value with its error, or why not
+
+
+@pytest.mark.parametrize("meddle", sorted(MEDDLED))
+def test_a_file_that_changes_or_disappears_while_loading_is_not_loaded(meddle, bad_corpus, tmp_path, monkeypatch):
+    path = tmp_path / "survey.csv"
+    path.write_bytes((bad_corpus / "semicolons.csv").read_bytes())
+    meddle_while_reading(monkeypatch, path, meddle)
+    with pytest.raises(WorkbenchError, match=MEDDLED[meddle]):
+        load_table(path)
+
+
+def test_a_file_changed_after_loading_is_not_released_and_nothing_is_charged(tmp_path, used_ledger):
+    path = tmp_path / "survey.csv"
+    path.write_bytes(SAMPLE.read_bytes())
+    table = load_table(path)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("H99999,40,female,North,tertiary,yes,40,50000\n")
+    before = ledger_state(used_ledger)
+    with pytest.raises(WorkbenchError, match=r"survey.csv has changed on disk since it was loaded\. Open it again"):
+        release(table, ReleasePlan.load(SAMPLE_PLAN), Ledger(used_ledger), BUDGET)
+    assert ledger_state(used_ledger) == before

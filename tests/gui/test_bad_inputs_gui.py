@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bad_inputs import CASES, DATA, SAMPLE, ledger_state
+from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, ledger_state, meddle_while_reading
 from gui_helpers import load
 
 
@@ -64,4 +64,33 @@ def test_open_a_plan_and_release(case, bad_corpus, qtbot, window, warnings, used
         else:
             assert page.result is not None and len(ledger_state(used_ledger)) > len(before)
             return
+    assert ledger_state(used_ledger) == before
+
+
+@pytest.mark.parametrize("meddle", sorted(MEDDLED))
+def test_a_file_that_changes_or_disappears_while_loading(meddle, bad_corpus, qtbot, window, warnings, tmp_path,
+                                                          monkeypatch):
+    load(qtbot, window, SAMPLE)
+    path = tmp_path / "survey.csv"
+    path.write_bytes((bad_corpus / "semicolons.csv").read_bytes())
+    meddle_while_reading(monkeypatch, path, meddle)
+    load(qtbot, window, path)
+    assert len(warnings) == 1 and re.search(MEDDLED[meddle], _text(warnings[0])), warnings
+    assert window.document.table.source == SAMPLE
+
+
+def test_a_file_changed_after_loading_is_not_released(qtbot, window, warnings, sample_plan_path, tmp_path,
+                                                      used_ledger):
+    path = tmp_path / "household_survey.csv"
+    path.write_bytes(SAMPLE.read_bytes())
+    load(qtbot, window, path)
+    assert window.open_plan(sample_plan_path) and warnings == []
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("H99999,40,female,North,tertiary,yes,40,50000\n")
+    before, page = ledger_state(used_ledger), window.release_page
+    window.tabs.setCurrentWidget(page)
+    page.ask = False
+    page.confirm_and_release()
+    qtbot.waitUntil(lambda: page.task is None, timeout=60_000)
+    assert re.search(r"has changed on disk since it was loaded", _text(warnings[-1])) and page.result is None
     assert ledger_state(used_ledger) == before
