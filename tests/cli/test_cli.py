@@ -209,3 +209,15 @@ def test_bounds_are_estimated_with_dp_charged_and_written_into_the_plan(sample_p
     assert written["statistics"] == plan["statistics"]  # nothing else of the plan changed
     assert main(["ledger", "show", "--ledger", str(ledger)]) == 0
     assert "bounds search of annual_income" in capsys.readouterr().out
+
+
+def test_version_names_the_libraries_the_guarantee_rests_on(capsys, sample_path, sample_plan_path, tmp_path):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    out = capsys.readouterr().out
+    assert f"OpenDP {version('opendp')}" in out and f"dp-accounting {version('dp-accounting')}" in out
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(tmp_path), *BUDGET]) == 0
+    software = json.loads((tmp_path / "results.json").read_text())["software"]
+    assert software["libraries"] == {"OpenDP": version("opendp"), "dp-accounting": version("dp-accounting")}

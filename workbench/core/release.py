@@ -10,7 +10,7 @@ them with their cost; if the charge is refused or fails, they are discarded unse
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from workbench import __version__
 from workbench.core.accounting import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.errors import WorkbenchError
 from workbench.core.io import Table, check_unchanged
+from workbench.core.versions import LIBRARIES, versions
 from workbench.core.ledger import Ledger, LedgerError, Registration
 from workbench.core.plan import PlannedStatistic, ReleasePlan
 from workbench.core.postprocess import consistent_with_total
@@ -96,6 +97,7 @@ class Release:
     guarantee: Guarantee
     created: str
     software_version: str
+    libraries: dict[str, str] = field(default_factory=dict)  # OpenDP and dp-accounting versions, which decide the noise
     ledger: dict[str, Any] | None = None  # entry number and hash, dataset budget and spent after this release
     sampling: dict[str, Any] | None = None  # the amplified guarantee for the population, if a sampling rate is claimed
 
@@ -110,7 +112,7 @@ class Release:
             "total": self.guarantee.to_json(),
             "statistics": [s.to_json() for s in self.statistics],
             "created": self.created,
-            "software": {"name": "DP Workbench", "version": self.software_version},
+            "software": {"name": "DP Workbench", "version": self.software_version, "libraries": self.libraries},
             "ledger": self.ledger,
             **({"sampling": self.sampling} if self.sampling else {}),
         }
@@ -141,6 +143,7 @@ class Release:
                 guarantee=Guarantee(float(total["epsilon"]), float(total["delta"]), total["method"]),
                 created=data["created"],
                 software_version=data["software"]["version"],
+                libraries=dict(data["software"].get("libraries", {})),
                 ledger=data.get("ledger"),
                 sampling=data.get("sampling"),
             )
@@ -192,6 +195,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
         guarantee=cost,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         software_version=__version__,
+        libraries={name: version for name, version in versions().items() if name in LIBRARIES},
     )
     before = None if new_dataset else ledger.dataset(name)
     entry = ledger.charge(name, events, result.to_json(), plan.to_json(), fingerprint, new_dataset)

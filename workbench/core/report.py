@@ -127,7 +127,10 @@ def build_report(release: Release, title: str | None = None) -> Report:
         dataset=release.dataset_name,
         description=release.dataset_description,
         created=release.created,
-        software=f"DP Workbench {release.software_version}",
+        software=f"DP Workbench {release.software_version}" + (
+            " (" + ", ".join(f"{name} {version}" for name, version in release.libraries.items()) + ")"
+            if release.libraries else ""
+        ),
         privacy_unit=release.privacy_unit,
         neighbouring=release.neighbouring,
         confidence=release.confidence,
