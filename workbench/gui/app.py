@@ -21,6 +21,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ledger, save a screenshot of each step into DIR (if given), and quit",
     )
     parser.add_argument("--screenshot", type=Path, help="with --smoke-test: also save the first step as this PNG")
+    parser.add_argument(
+        "--quit-when-shown", action="store_true",
+        help="print the time (seconds since the epoch) when the main window has been shown, and quit: how long "
+        "the app takes to start, measured by packaging/measure.py",
+    )
     args = parser.parse_args(argv)
 
     from PySide6.QtWidgets import QApplication
@@ -34,6 +39,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     window.show()
     if args.smoke_test is not None:
         return _smoke_test(window, args)
+    if args.quit_when_shown:
+        import time
+
+        from PySide6.QtCore import QTimer
+
+        def shown() -> None:  # runs once the first events, the window's paint among them, are handled
+            print(f"shown at {time.time():.3f}", flush=True)
+            app.quit()
+
+        QTimer.singleShot(0, shown)
+        return app.exec()
     if args.plan is not None:
         window.open_plan(args.plan)
     if args.data is not None:
