@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-import opendp.prelude as dp
+from workbench.core import opendp_api as dp
 
 from workbench.core import privacy_loss
 from workbench.core.mechanisms import Noise, zcdp_to_epsilon

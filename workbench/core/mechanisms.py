@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
-import opendp.prelude as dp
+from workbench.core import opendp_api as dp
 
 from workbench.core.accuracy import discrete_gaussian_halfwidth, discrete_laplace_halfwidth
 from workbench.core.errors import BudgetError

@@ -24,9 +24,9 @@ from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable
 
-from dp_accounting.pld import common, privacy_loss_distribution as pld
-
 if TYPE_CHECKING:
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
     from workbench.core.accounting import MechanismEvent
 
 INTERVAL = 1e-3  # width of the privacy-loss grid; losses are rounded up to it
@@ -63,6 +63,9 @@ def _key(event: "MechanismEvent") -> tuple:
 
 @lru_cache(maxsize=1024)
 def _event_pld(mechanism: str, steps: int, scale: float, epsilon: float, delta: float) -> pld.PrivacyLossDistribution:
+    # imported here: dp-accounting brings SciPy (more than a second), needed only once something is composed
+    from dp_accounting.pld import common, privacy_loss_distribution as pld
+
     if mechanism == "laplace" and steps == 0:  # a query no person can move
         return pld.identity(INTERVAL)
     if mechanism == "laplace":
@@ -81,6 +84,8 @@ def discrete_laplace_pld(scale: float, sensitivity: int) -> pld.PrivacyLossDistr
     q^x (1-q)/(1+q)). The integers x whose loss rounds up to the same grid point form a
     range, whose mass is a geometric sum. The PLD is the same for adding and removing.
     """
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
     if sensitivity < 1 or scale <= 0:
         raise ValueError("the sensitivity must be a positive integer and the scale positive")
     inv = 1.0 / scale

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Iterable, Sequence
 
-import opendp.prelude as dp
+from workbench.core import opendp_api as dp
 
 from workbench.core.errors import PlanError
 from workbench.core.mechanisms import check_epsilon
