@@ -4,8 +4,11 @@ Each case releases the statistic 4,000 times from its exact answers (the real
 calibration, OpenDP sampling and estimation code) and counts how often the released value
 lies within the stated bound of the exact value. A correct bound covers at least 95%;
 the test fails below 93.5%, which a correct bound does with probability below 1e-5
-(normal approximation, 4.3 standard errors). For Laplace counts, whose bound is exact up
-to the integer step, coverage above 97% would mean a needlessly loose bound.
+(normal approximation, 4.3 standard errors). Above 97% the bound would be needlessly
+loose. Bounds on integer noise are rounded up to a whole step, so an honest one covers a
+little more than 95%: the discrete Gaussian count at ε = 0.3 (σ ≈ 15, bound ⌈1.96σ⌉ = 30)
+covers about 95.8%, which exceeds 97% with probability below 1e-4 (3.8 standard errors).
+(The upper limit was 96.5% until a CI run drew 96.5% for that case: 2 standard errors.)
 """
 
 from pathlib import Path
@@ -116,7 +119,7 @@ def test_error_bound_covers_95_percent(statistic, mechanism, neighbouring, k, ep
     coverage = float(np.mean(covered))
 
     print(f"coverage {coverage:.4f}")
-    assert 0.935 <= coverage <= 0.965, coverage  # within 1.5 points of 95%: honest and not loose
+    assert 0.935 <= coverage <= 0.97, coverage  # honest, and not loose beyond the rounding to whole steps
 
 
 QUANTILE_REPEATS = 2000
