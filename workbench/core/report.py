@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from workbench.core import report_figures, risk
 from workbench.core.accounting import Guarantee
 from workbench.core.release import Release, ReleasedStatistic
+from workbench.core.versions import software_in_words
 
 REFERENCES = {
     "dwork-roth": "C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy. Foundations and "
@@ -127,10 +128,7 @@ def build_report(release: Release, title: str | None = None) -> Report:
         dataset=release.dataset_name,
         description=release.dataset_description,
         created=release.created,
-        software=f"DP Workbench {release.software_version}" + (
-            " (" + ", ".join(f"{name} {version}" for name, version in release.libraries.items()) + ")"
-            if release.libraries else ""
-        ),
+        software=software_in_words(release.software_version, release.libraries),
         privacy_unit=release.privacy_unit,
         neighbouring=release.neighbouring,
         confidence=release.confidence,

@@ -29,5 +29,10 @@ def versions() -> dict[str, str]:
 def version_text() -> str:
     """One line, as ``--version`` prints it."""
     parts = versions()
-    main = parts.pop("DP Workbench")
-    return f"DP Workbench {main} (" + ", ".join(f"{name} {version}" for name, version in parts.items()) + ")"
+    return software_in_words(parts.pop("DP Workbench"), parts)
+
+
+def software_in_words(version: str, libraries: dict[str, str]) -> str:
+    """'DP Workbench 0.1.0 (OpenDP 0.16.0, dp-accounting 0.6.0)': as --version and the report name it."""
+    named = ", ".join(f"{name} {number}" for name, number in libraries.items())
+    return f"DP Workbench {version}" + (f" ({named})" if named else "")

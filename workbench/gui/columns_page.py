@@ -176,7 +176,6 @@ class ColumnsPage(QWidget):
         document.changed.connect(self.refresh)
         self._shown: tuple[ColumnSpec, ...] = ()
         self.visible: list[int] = []  # schema positions of the grid's rows
-        self._matching_count = 0
         self.refresh()
 
     # -- showing ------------------------------------------------------------------------------
@@ -192,7 +191,8 @@ class ColumnsPage(QWidget):
         self.estimate.setEnabled(bool(numeric) and self.task is None)
         if columns == self._shown:
             return
-        visible = self._matching(columns)
+        matching = self._matching(columns)
+        visible = matching[:MAX_ROWS]  # a table of thousands of columns is found by name, not built as widgets
         if visible == self.visible and len(columns) == len(self._shown):
             for row, index in enumerate(visible):  # the same rows: redraw only the columns that changed
                 if columns[index] != self._shown[index]:
@@ -203,24 +203,20 @@ class ColumnsPage(QWidget):
             for row, index in enumerate(visible):
                 self._show_row(row, columns[index])
         self._shown = columns
-        total, matching = len(columns), self._matching_count
-        if matching > len(visible):
+        if len(matching) > len(visible):
             self.shown_note.setText(
-                f"Showing the first {len(visible)} of {matching:,} columns{' that match' if self.find.text() else ''}. "
-                "Type part of a name above to find the others."
+                f"Showing the first {len(visible)} of {len(matching):,} columns"
+                f"{' that match' if self.find.text() else ''}. Type part of a name above to find the others."
             )
         elif self.find.text():
-            self.shown_note.setText(f"{matching:,} of {total:,} columns match.")
+            self.shown_note.setText(f"{len(matching):,} of {len(columns):,} columns match.")
         else:
             self.shown_note.setText("")
 
     def _matching(self, columns: tuple[ColumnSpec, ...]) -> list[int]:
-        """Positions of the columns whose name contains the search text, at most MAX_ROWS of them:
-        a table of thousands of columns is found by name, not scrolled (nor built as widgets)."""
+        """Positions of the columns whose name contains the search text."""
         text = self.find.text().strip().casefold()
-        matching = [i for i, spec in enumerate(columns) if text in spec.name.casefold()]
-        self._matching_count = len(matching)
-        return matching[:MAX_ROWS]
+        return [i for i, spec in enumerate(columns) if text in spec.name.casefold()]
 
     def _find_changed(self) -> None:
         self._shown = ()
@@ -302,8 +298,7 @@ class ColumnsPage(QWidget):
         plan = self.document.plan
         columns = list(plan.schema.columns)
         columns[index] = spec
-        self.document.update(replace(plan, schema=replace(plan.schema, columns=tuple(columns))))
-        self.refresh()
+        self.document.update(replace(plan, schema=replace(plan.schema, columns=tuple(columns))))  # refresh follows
 
     def _kind_changed(self, index: int, kind: str) -> None:
         old = self.document.plan.schema.columns[index]
