@@ -165,3 +165,26 @@ def test_grouping_by_a_numeric_column_is_refused_with_a_clear_message():
     s = Schema((NumericColumn("x", lower=0, upper=10), NumericColumn("y", lower=0, upper=1)))
     with pytest.raises(SchemaError, match=r"A sum by group of 'y' needs a categorical column"):
         Sum("x", by="y").queries(s)
+
+
+def test_category_texts_are_formed_once_per_distinct_value_with_the_same_rules_as_per_row():
+    """Whole floats lose their '.0', texts are stripped (so ' b' and 'b' are one category), a missing
+    value stays missing unless imputed, and an imputed category that no row has is still counted."""
+    s = Schema((
+        CategoricalColumn("n", ("1", "2", "2.5"), outside=OutsideCategories.OTHER),
+        CategoricalColumn("t", ("a", "b"), missing=MissingPolicy(MissingAction.IMPUTE, "unknown")),
+        CategoricalColumn("f", ("1.0", "2.5")),
+    ))
+    data = prepare(table(n=[1.0, 2.0, None, 7.0], t=["a", " b", None, "b "], f=[1.0, 2.5, 2.5, None]), s)
+    assert list(data.categorical("n")) == ["1", "2", "7"]
+    assert list(data.categorical("t")) == ["a", "b", "unknown", "b"]
+    assert list(data.categorical("f")) == ["1.0", "2.5", "2.5"]  # not all whole: written as they are
+    assert Histogram("n").exact(data) == ([1, 1, 0, 1],)  # 7 falls in (other)
+    assert Histogram("t").exact(data) == ([1, 2, 1],)  # 'unknown' is outside the list: (other)
+    assert Count(by="t").exact(data) == ([1, 2, 1],)
+
+
+def test_categories_of_infinite_floats_are_texts_not_a_crash():
+    s = Schema((CategoricalColumn("x", ("1", "inf")),))
+    data = prepare(table(x=[1.0, float("inf")]), s)
+    assert list(data.categorical("x")) == ["1.0", "inf"]

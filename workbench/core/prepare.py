@@ -81,7 +81,10 @@ def prepare(table: Table, schema: Schema) -> PreparedData:
         elif isinstance(spec, CategoricalColumn):
             values = _as_category_text(frame[spec.name])
             if spec.missing.action is MissingAction.IMPUTE:
-                values = values.where(values.notna(), spec.missing.value)
+                filler = str(spec.missing.value)
+                if filler not in values.cat.categories:
+                    values = values.cat.add_categories([filler])
+                values = values.fillna(filler)
             columns[spec.name] = values
     prepared = pd.DataFrame(columns, index=frame.index).reset_index(drop=True)
     return PreparedData(frame=prepared, schema=schema)
@@ -123,9 +126,20 @@ def _as_numbers(series: pd.Series, name: str, table: Table) -> pd.Series:
 
 
 def _as_category_text(series: pd.Series) -> pd.Series:
-    """Values as text, with whole numbers written without a decimal point (1.0 -> '1')."""
-    if pd.api.types.is_float_dtype(series):
-        whole = series.dropna()
-        if (whole == np.floor(whole)).all():
-            return series.map(lambda v: str(int(v)) if pd.notna(v) else None).astype(object)
-    return series.map(lambda v: str(v).strip() if pd.notna(v) else None).astype(object)
+    """Values as category texts, with whole numbers written without a decimal point (1.0 -> '1').
+
+    The result is categorical: each distinct value is turned into text once, not every row
+    (a column of millions of rows has a handful of distinct values), and statistics code the
+    rows by their category, not by comparing texts.
+    """
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    distinct = np.asarray(uniques, dtype=object)
+    if pd.api.types.is_float_dtype(series) and len(distinct):
+        numbers = distinct.astype(np.float64)
+        if np.isfinite(numbers).all() and (numbers == np.floor(numbers)).all():
+            distinct = np.array([str(int(v)) for v in numbers], dtype=object)
+    texts = [str(v).strip() for v in distinct]
+    categories = list(dict.fromkeys(texts))  # ' a' and 'a' become one category
+    position = {text: i for i, text in enumerate(categories)}
+    lookup = np.array([position[t] for t in texts] + [-1], dtype=np.int64)  # code -1 (missing) stays -1
+    return pd.Series(pd.Categorical.from_codes(lookup[codes], categories=categories), index=series.index)

@@ -227,8 +227,17 @@ def _categorical(schema: Schema, column: str, statistic: str, grouping: bool = F
     return spec
 
 
-def bin_codes(spec: CategoricalColumn, values: np.ndarray) -> np.ndarray:
-    """The index of each value's bin in ``spec.bins``; -1 for a value left out (outside the list)."""
+def bin_codes(spec: CategoricalColumn, values: pd.Series | np.ndarray) -> np.ndarray:
+    """The index of each value's bin in ``spec.bins``; -1 for a value left out (outside the list).
+
+    Categorical values (as ``prepare`` makes them) are coded through their few categories."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        categories = np.append(values.cat.categories.to_numpy(dtype=object), None)  # the last: a missing value
+        return _bin_codes(spec, categories)[values.cat.codes.to_numpy()]  # code -1 picks the last
+    return _bin_codes(spec, np.asarray(values, dtype=object))
+
+
+def _bin_codes(spec: CategoricalColumn, values: np.ndarray) -> np.ndarray:
     codes = pd.Index(spec.categories).get_indexer(values)
     if spec.outside is OutsideCategories.OTHER:
         return np.where(codes < 0, len(spec.categories), codes)
@@ -241,7 +250,7 @@ def _group_codes(statistic: Statistic, data: PreparedData) -> np.ndarray:
     if not statistic.by:
         return np.zeros(len(rows), dtype=np.int64)
     spec = _categorical(data.schema, statistic.by, f"{statistic.type_name} by group", grouping=True)
-    return bin_codes(spec, rows[statistic.by].to_numpy(dtype=object))
+    return bin_codes(spec, rows[statistic.by])
 
 
 def _counts_by_group(codes: np.ndarray, groups: int) -> list[int]:
@@ -467,7 +476,7 @@ class Histogram(_CellCounts, ColumnStatistic):
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         spec = _categorical(data.schema, self.column, "histogram")
         rows = data.complete(self.column_names)
-        bins = bin_codes(spec, rows[self.column].to_numpy(dtype=object))
+        bins = bin_codes(spec, rows[self.column])
         groups = _group_codes(self, data)
         cells = len(spec.bins) * len(self.groups(data.schema))
         codes = np.where((bins >= 0) & (groups >= 0), groups * len(spec.bins) + bins, -1)
@@ -644,7 +653,7 @@ class CrossTab(_CellCounts, Statistic):
         codes = _group_codes(self, data)
         cells = len(self.groups(data.schema))
         for spec, column in zip(self._specs(data.schema), self.columns):
-            bins = bin_codes(spec, rows[column].to_numpy(dtype=object))
+            bins = bin_codes(spec, rows[column])
             codes = np.where((codes >= 0) & (bins >= 0), codes * len(spec.bins) + bins, -1)
             cells *= len(spec.bins)
         return (_counts_by_group(codes, cells),)
