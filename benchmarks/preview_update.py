@@ -1,61 +1,105 @@
 """How long one preview update takes while the ε slider moves, against a 60 Hz frame (16.7 ms).
 
-Drives the real Budget & preview page offscreen on the sample plan, with every statistic
-sharing the total by weight (so every move recalibrates every statistic), and moves the
-slider across its whole range. Printed: median and 95th percentile per update, and their
-ratio to one frame.
+Drives the real Budget & preview page offscreen on the benchmark's 20-statistic plan, with
+every statistic sharing the total by weight (so every move recalibrates every statistic),
+and moves the slider 200 times across its range. Each move is timed from the slider's new
+value until the event loop is idle again: the recalculation, the table, the plot data and
+the repaint. Target: the 95th percentile at most one frame (16 ms).
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/preview_update.py
+    .venv/bin/python -m benchmarks.preview_update      (offscreen without a display)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-os.environ.setdefault("DP_WORKBENCH_LEDGER", str(Path(tempfile.mkdtemp()) / "ledger.sqlite"))
-
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from workbench.gui.main_window import MainWindow  # noqa: E402
-
-FRAME = 1 / 60
-PLAN = Path(__file__).resolve().parents[1] / "resources" / "sample" / "household_survey.plan.json"
+MOVES = 200
+FRAME_MS = 1000 / 60
 
 
-def main() -> None:
-    app = QApplication([])
+def measure(moves: int = MOVES) -> dict[str, float]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("DP_WORKBENCH_LEDGER", str(Path(tempfile.mkdtemp()) / "ledger.sqlite"))
+    from PySide6.QtWidgets import QApplication
+
+    from benchmarks.data import FULL_ROWS, plan as benchmark_plan
+    from workbench.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
     window = MainWindow()
+    window.resize(1400, 900)
     window.show()
-    window.open_plan(PLAN)
+    plan = benchmark_plan(FULL_ROWS)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "benchmark.plan.json"
+        plan.save(path)
+        window.open_plan(path)
     plan = window.document.plan
     window.document.update(replace(plan, statistics=tuple(replace(p, weight=1.0) for p in plan.statistics)))
     page = window.preview_page
     window.tabs.setCurrentWidget(page)
-    page.recompute()
+    app.processEvents()
+    page.table.selectRow(3)  # a Gaussian sum: its curve is redrawn on every move
+    app.processEvents()
+    positions = [round(i * page.slider.maximum() / (moves - 1)) for i in range(moves)]
+    positions = positions[::2] + positions[1::2][::-1]  # up and down again: every move changes ε
     full, compute = [], []
-    for position in range(0, page.slider.maximum() + 1, 3):
+    for position in positions:
         start = time.perf_counter()
         page.slider.setValue(position)
         app.processEvents()  # runs the coalescing timer: one recompute, and a repaint
         full.append(time.perf_counter() - start)
         start = time.perf_counter()
-        page.recompute()  # the numbers, table and plot data alone, without painting
+        page.recompute()  # the numbers, table and plot data alone
         compute.append(time.perf_counter() - start)
         app.processEvents()
-    print(f"{len(full)} slider positions, {len(plan.statistics)} statistics (Laplace and Gaussian), "
-          f"platform {app.platformName()}")
-    for name, times in (("recompute (numbers, table, plot data)", compute), ("whole update incl. painting", full)):
-        median, p95 = statistics.median(times), sorted(times)[int(0.95 * len(times))]
-        print(f"  {name}: median {median * 1e3:.1f} ms, 95th percentile {p95 * 1e3:.1f} ms; "
-              f"ratio to one 60 Hz frame {median / FRAME:.2f} (median), {p95 / FRAME:.2f} (95th)")
     window.document.dirty = False
     window.close()
+    p95 = lambda times: sorted(times)[int(0.95 * len(times)) - 1] * 1e3  # noqa: E731
+    return {
+        "moves": len(full), "statistics": len(plan.statistics), "platform": app.platformName(),
+        "full_median_ms": statistics.median(full) * 1e3, "full_p95_ms": p95(full),
+        "compute_median_ms": statistics.median(compute) * 1e3, "compute_p95_ms": p95(compute),
+    }
+
+
+def run() -> list:
+    """In a fresh process (a Qt application of its own), as the benchmark suite calls it."""
+    import subprocess
+
+    from benchmarks.results import Result
+
+    done = subprocess.run([sys.executable, "-m", "benchmarks.preview_update", "--json"], capture_output=True,
+                          text=True, env={**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")})
+    if done.returncode != 0:
+        raise RuntimeError(f"preview benchmark failed: {done.stderr[-2000:]}")
+    m = json.loads(done.stdout.strip().splitlines()[-1])
+    return [Result(
+        "ε slider: preview update, 95th percentile", m["full_p95_ms"], FRAME_MS, "ms", "one 60 Hz frame",
+        max_value=16.0,
+        note=(f"{m['moves']} moves, {m['statistics']} statistics, {m['platform']}; median {m['full_median_ms']:.1f} ms; "
+              f"without painting p95 {m['compute_p95_ms']:.1f} ms"),
+    )]
+
+
+def main() -> None:
+    m = measure()
+    if "--json" in sys.argv:
+        print(json.dumps(m))
+        return
+    print(f"{m['moves']} slider moves, {m['statistics']} statistics (Laplace, Gaussian, quantiles), "
+          f"platform {m['platform']}")
+    print(f"  whole update incl. painting: median {m['full_median_ms']:.1f} ms, 95th percentile "
+          f"{m['full_p95_ms']:.1f} ms (one 60 Hz frame: {FRAME_MS:.1f} ms)")
+    print(f"  numbers, table and plot data alone: median {m['compute_median_ms']:.1f} ms, 95th percentile "
+          f"{m['compute_p95_ms']:.1f} ms")
 
 
 if __name__ == "__main__":

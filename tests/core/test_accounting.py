@@ -3,6 +3,7 @@
 import math
 
 import dp_accounting
+import numpy as np
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
@@ -80,7 +81,53 @@ def test_closed_form_discrete_laplace_pld_equals_dp_accounting(scale, sensitivit
         1.0 / scale, sensitivity=sensitivity, value_discretization_interval=privacy_loss.INTERVAL
     )
     for delta in (1e-3, 1e-6, 1e-9):
-        assert ours.get_epsilon_for_delta(delta) == pytest.approx(theirs.get_epsilon_for_delta(delta), rel=1e-9)
+        assert ours.epsilon_for_delta(delta) == pytest.approx(theirs.get_epsilon_for_delta(delta), rel=1e-9)
+
+
+@pytest.mark.parametrize("sigma, sensitivity", [(3.0, 1), (30.0, 2), (700.0, 5), (1999.0, 8)])
+def test_discrete_gaussian_pld_and_its_composition_equal_dp_accounting(sigma, sensitivity):
+    ours = privacy_loss.discrete_gaussian_pld(sigma, sensitivity)
+    theirs = dp_pld.from_discrete_gaussian_mechanism(
+        sigma, sensitivity=sensitivity, value_discretization_interval=privacy_loss.INTERVAL
+    )
+    for delta in (1e-3, 1e-6, 1e-9):
+        assert ours.epsilon_for_delta(delta) == pytest.approx(theirs.get_epsilon_for_delta(delta), rel=1e-9)
+    composed = privacy_loss.compose([(ours, 7)]).epsilon_for_delta(1e-6)
+    assert composed == pytest.approx(theirs.self_compose(7).get_epsilon_for_delta(1e-6), rel=1e-7)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(0.2, 0.0), (0.05, 1e-9), (1.0, 1e-7)])
+def test_worst_case_pld_and_its_composition_equal_dp_accounting(epsilon, delta):
+    ours = privacy_loss.worst_case_pld(epsilon, delta)
+    theirs = dp_pld.from_privacy_parameters(
+        dp_accounting.pld.common.DifferentialPrivacyParameters(epsilon, delta), privacy_loss.INTERVAL
+    )
+    assert ours.epsilon_for_delta(1e-6) == pytest.approx(theirs.get_epsilon_for_delta(1e-6), rel=1e-12)
+    mixed = privacy_loss.compose([(ours, 30), (privacy_loss.discrete_laplace_pld(23.7, 3), 12)])
+    expected = theirs.self_compose(30).compose(
+        dp_pld.from_discrete_laplace_mechanism(1 / 23.7, sensitivity=3, value_discretization_interval=privacy_loss.INTERVAL)
+        .self_compose(12)
+    )
+    for target in (1e-5, 1e-6):
+        assert mixed.epsilon_for_delta(target) == pytest.approx(expected.get_epsilon_for_delta(target), rel=1e-6)
+
+
+def test_reading_epsilon_off_a_distribution_equals_dp_accounting_on_random_distributions():
+    """The array form of dp-accounting's scan (largest loss first) gives its answer, to rounding."""
+    from dp_accounting.pld import pld_pmf
+
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        size = int(rng.integers(1, 200))
+        probs = rng.random(size) * (rng.random(size) < 0.7)
+        if probs.sum() == 0:
+            continue
+        probs /= probs.sum() * (1 + rng.random() * 0.01)
+        lower, infinity = int(rng.integers(-300, 300)), float(rng.choice([0.0, 2e-9, 1e-7, 1e-300]))
+        for delta in (0.5, 1e-3, 1e-6, 1e-9):
+            ours = privacy_loss.LossDistribution(lower, probs, infinity).epsilon_for_delta(delta)
+            theirs = pld_pmf.DensePLDPmf(privacy_loss.INTERVAL, lower, probs, infinity, True).get_epsilon_for_delta(delta)
+            assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-15)
 
 
 def test_a_sum_on_a_fine_grid_composes_like_the_continuous_laplace():

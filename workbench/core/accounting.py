@@ -10,8 +10,8 @@ Two accountants are valid for every event we produce, and the tighter one is use
   discrete Gaussian (Canonne, Kamath & Steinke 2020); an ε-DP event is (ε²/2)-zCDP;
   the ρ add up and are converted to (ε, δ) by OpenDP, the same conversion that
   calibrated each Gaussian event;
-- privacy loss distributions (``privacy_loss``, through dp-accounting): numerically the
-  tightest, and the one that lets many Laplace statistics share a budget with δ > 0.
+- privacy loss distributions (``privacy_loss``, dp-accounting's method over numpy arrays,
+  checked against dp-accounting in the tests): numerically the tightest, and the one that lets many Laplace statistics share a budget with δ > 0.
 
 The tightest valid result is used. Parallel composition needs no accountant of its own:
 a statistic by group is one query over all its groups, whose sensitivity counts how many
@@ -116,7 +116,7 @@ def overspend(spent: Guarantee, epsilon: float, delta: float) -> tuple[float, fl
 
 BASIC = "basic composition (the ε and δ of all statistics add up)"
 ZCDP = "zero-concentrated DP composition (Bun & Steinke 2016), converted to (ε, δ) by OpenDP"
-PLD = "privacy loss distribution accounting (dp-accounting PLD, pessimistic)"
+PLD = "privacy loss distribution accounting (pessimistic PLD, computed as dp-accounting does)"
 PREFER_BASIC_WITHIN = 1e-3  # relative ε a tighter accountant must save to be worth its larger δ
 
 

@@ -137,6 +137,13 @@ def quantile_rank_halfwidth(scale: float, confidence: float, candidates: int = Q
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence!r}")
     if 1.0 - 1.0 / candidates <= 1.0 - confidence:
         return 0  # even a uniform choice among the candidates hits the best often enough
+    return math.ceil(scale * -_log_acceptance_at_miss(confidence, candidates))
+
+
+@lru_cache(maxsize=256)
+def _log_acceptance_at_miss(confidence: float, candidates: int) -> float:
+    """The log q at which permute-and-flip's miss probability is 1 - confidence: it depends on
+    the confidence and the number of candidates only, so a preview that moves the scale reuses it."""
 
     def miss(log_q: float) -> float:
         q = math.exp(log_q)
@@ -146,7 +153,7 @@ def quantile_rank_halfwidth(scale: float, confidence: float, candidates: int = Q
     for _ in range(200):
         middle = (low + high) / 2
         low, high = (middle, high) if miss(middle) <= 1.0 - confidence else (low, middle)
-    return math.ceil(scale * -low)
+    return low
 
 
 def person_distance(k: int, substitute: bool) -> int:

@@ -116,7 +116,10 @@ class BudgetPanel(QWidget):
         share = after / total.epsilon if total.epsilon > 0 else 1.0
         value = min(1000, int(round(share * 1000)))
         if value != self.bar.value():
+            # QProgressBar repaints at once on a new value; with updates off it waits for the next frame
+            self.bar.setUpdatesEnabled(False)
             self.bar.setValue(value)
+            self.bar.setUpdatesEnabled(True)
         self.bar.setFormat(f"spent {spent_before:.3g} + this plan → {after:.3g} of ε = {total.epsilon:g}")
         over = share > 1.0 + 1e-9
         style = "QProgressBar::chunk { background: #c0392b; }" if over else ""

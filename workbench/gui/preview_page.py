@@ -362,10 +362,12 @@ class PreviewPage(QWidget):
             self.table.setCellWidget(row, 2, lock)
         for widget in (weight, lock):
             widget.blockSignals(True)
-        weight.setValue(planned.weight if planned.weight is not None else 1.0)
-        weight.setEnabled(planned.weight is not None)
+        shown_weight = planned.weight if planned.weight is not None else 1.0
+        if weight.value() != shown_weight:  # setting an unchanged value still costs a repaint per row
+            weight.setValue(shown_weight)
         weight.setAccessibleName(f"weight of {planned.statistic.label}")
-        lock.setChecked(planned.weight is None)
+        if lock.isChecked() != (planned.weight is None):
+            lock.setChecked(planned.weight is None)
         lock.setAccessibleName(f"lock ε of {planned.statistic.label}")
         for widget in (weight, lock):
             widget.blockSignals(False)

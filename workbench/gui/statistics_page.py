@@ -137,9 +137,14 @@ class StatisticsPage(QWidget):
         self.up.clicked.connect(lambda: self._move(-1))
         self.down.clicked.connect(lambda: self._move(1))
         document.changed.connect(self.refresh)
+        self._shown: tuple | None = None
         self.refresh()
 
     def refresh(self) -> None:
+        shown = (self.document.plan.schema, self.document.plan.statistics)
+        if shown == self._shown:
+            return  # e.g. the total ε moved on the preview step: nothing listed here changed
+        self._shown = shown
         self._offer_columns()
         groups = [s.name for s in self.document.plan.schema.columns if isinstance(s, CategoricalColumn)]
         current = self.by.currentText()
