@@ -54,21 +54,22 @@ def split_confidence(confidence: float, parts: int) -> float:
     return 1.0 - (1.0 - confidence) / parts
 
 
-def noise_probability(kind: str, scale: float, steps: Sequence[float]) -> list[float]:
+def noise_probability(kind: str, scale: float, steps: Sequence[float] | np.ndarray) -> np.ndarray:
     """P(noise = z) at the integers ``steps`` (for plots): discrete Laplace exactly; discrete
     Gaussian by its continuous density, which differs from it by less than 1e-8 relative for
     the σ ≥ 1 we use. For the exponential mechanism ("exponential"), the chance that a candidate
     z ranks from the level's position is accepted when visited, exp(-|z| / scale): how many
     candidates lie at each rank depends on the data, so no data-free distribution exists."""
+    z = np.asarray(steps, dtype=np.float64)
     if scale <= 0:
-        return [1.0 if z == 0 else 0.0 for z in steps]
+        return (z == 0).astype(np.float64)
     if kind == "exponential":
-        return [math.exp(-abs(z) / scale) for z in steps]
+        return np.exp(-np.abs(z) / scale)
     if kind == "laplace":
         a = math.exp(-1.0 / scale)
-        return [(1 - a) / (1 + a) * math.exp(-abs(z) / scale) for z in steps]
+        return (1 - a) / (1 + a) * np.exp(-np.abs(z) / scale)
     norm = 1.0 / (math.sqrt(2 * math.pi) * scale)
-    return [norm * math.exp(-(z * z) / (2 * scale * scale)) for z in steps]
+    return norm * np.exp(-(z * z) / (2 * scale * scale))
 
 
 def _upper_tail(kind: str, scale: float, x: np.ndarray) -> np.ndarray:

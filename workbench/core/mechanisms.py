@@ -292,14 +292,15 @@ def _largest_rho(epsilon: float, delta: float) -> float:
         g = (log_inv_delta + (alpha - 1) * math.log1p(-1 / alpha) - math.log(alpha)) / (alpha - 1)
         return (epsilon - g) / alpha
 
-    grid = [1.0 + 10 ** (k / 40.0) for k in range(-320, 321)]  # alpha - 1 from 1e-8 to 1e8
-    values = [h(a) for a in grid]
-    best = max(range(len(grid)), key=values.__getitem__)
+    grid = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8
+    values = (epsilon - (log_inv_delta + (grid - 1) * np.log1p(-1 / grid) - np.log(grid)) / (grid - 1)) / grid
+    best = int(np.argmax(values))  # the grid at once (a preview recalibrates on every slider move)
+    grid = grid.tolist()
     low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
     for _ in range(80):
         a, b = low + (high - low) / 3, high - (high - low) / 3
         low, high = (a, high) if h(a) < h(b) else (low, b)
-    return max(0.0, h((low + high) / 2), values[best])
+    return max(0.0, h((low + high) / 2), h(grid[best]))
 
 
 _cached_largest_rho = lru_cache(maxsize=4096)(_largest_rho)

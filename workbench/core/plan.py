@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -112,19 +113,10 @@ class PlannedStatistic:
     post: PostProcessing = PostProcessing()
 
     def noises(self, schema: Schema, verified: bool = True) -> tuple[Noise, ...]:
-        """Calibrated noise for each query of the statistic; touches no data (``verified``: see ``calibrate``)."""
-        return tuple(
-            calibrate_quantile(int(q.sensitivity.l1), q.level, self.budget.epsilon * q.share, verified)
-            if q.level is not None
-            else calibrate(
-                self.mechanism,
-                q.sensitivity.l1 if self.mechanism is MechanismKind.LAPLACE else q.sensitivity.l2,
-                self.budget.epsilon * q.share,
-                self.budget.delta * q.share,
-                verified,
-            )
-            for q in self.statistic.queries(schema)
-        )
+        """Calibrated noise for each query of the statistic; touches no data (``verified``: see ``calibrate``).
+
+        Cached: a preview asks for the same statistic's noise several times per slider move."""
+        return _noises(self, schema, verified)
 
     def to_json(self) -> dict[str, Any]:
         out = {**self.statistic.to_json(), "mechanism": self.mechanism.value, **self.budget.to_json()}
@@ -154,6 +146,28 @@ class PlannedStatistic:
             optional[key] = value
         post = PostProcessing.from_json(data.get("post_processing"), where)
         return cls(statistic, mechanism, Budget.from_json(data, where), **optional, post=post)
+
+
+@lru_cache(maxsize=4096)
+def _noises(planned: PlannedStatistic, schema: Schema, verified: bool) -> tuple[Noise, ...]:
+    return tuple(
+        calibrate_quantile(int(q.sensitivity.l1), q.level, planned.budget.epsilon * q.share, verified)
+        if q.level is not None
+        else calibrate(
+            planned.mechanism,
+            q.sensitivity.l1 if planned.mechanism is MechanismKind.LAPLACE else q.sensitivity.l2,
+            planned.budget.epsilon * q.share,
+            planned.budget.delta * q.share,
+            verified,
+        )
+        for q in _queries(planned.statistic, schema)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _queries(statistic: Statistic, schema: Schema) -> tuple:
+    """A statistic's queries depend on its schema alone (and validating it is most of their cost)."""
+    return statistic.queries(schema)
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,9 @@ class CategoricalColumn(ColumnSpec):
             )
         if any(not isinstance(c, str) or not c.strip() for c in self.categories):
             raise SchemaError(f"{where}: every category must be a non-empty piece of text.")
-        repeated = sorted(c for c, count in Counter(self.categories).items() if count > 1)
+        repeated = len(set(self.categories)) < len(self.categories) and sorted(
+            c for c, count in Counter(self.categories).items() if count > 1
+        )
         if repeated:
             raise SchemaError(f"{where}: the categories {', '.join(map(repr, repeated))} are listed twice.")
         if self.outside is OutsideCategories.OTHER and OTHER_BIN in self.categories:
@@ -277,6 +279,14 @@ class Schema:
     unit: PrivacyUnit = field(default_factory=PrivacyUnit)
     neighbouring: Neighbouring = Neighbouring.ADD_REMOVE
     public_size: int | None = None  # number of persons; required (and public) under SUBSTITUTE
+
+    def __hash__(self) -> int:
+        """Computed once: calibrations are cached by schema, and a preview asks for them on every slider move."""
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.columns, self.unit, self.neighbouring, self.public_size))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def column(self, name: str) -> ColumnSpec:
         for spec in self.columns:

@@ -38,6 +38,7 @@ class PlanDocument(QObject):
         self.path: Path | None = None  # where the plan was saved or opened
         self.dirty = False
         self.confidence = 0.95
+        self._budgeted: tuple[ReleasePlan, ReleasePlan] | None = None  # the last plan and its budgeted form
 
     # -- edits -----------------------------------------------------------------------------
     def update(self, plan: ReleasePlan) -> None:
@@ -77,6 +78,8 @@ class PlanDocument(QObject):
         """The plan with ε spread over the statistics by their weights (locked ones keep theirs),
         and the total δ shared equally by the weighted Gaussian statistics."""
         plan = self.plan
+        if self._budgeted is not None and self._budgeted[0] is plan:
+            return self._budgeted[1]  # asked several times per slider move, for the same plan
         shared = [p for p in plan.statistics if p.weight is not None and p.mechanism is MechanismKind.GAUSSIAN]
         locked_delta = sum(p.budget.delta for p in plan.statistics if p.weight is None)
         each = max(plan.total.delta - locked_delta, 0.0) / len(shared) if shared else 0.0
@@ -85,7 +88,9 @@ class PlanDocument(QObject):
             if p.weight is not None else p
             for p in plan.statistics
         )
-        return budget_plan(replace(plan, statistics=statistics))
+        budgeted = budget_plan(replace(plan, statistics=statistics))
+        self._budgeted = (plan, budgeted)
+        return budgeted
 
     def problems(self) -> list[str]:
         """Everything that stops a release, in words (empty when the plan is sound)."""

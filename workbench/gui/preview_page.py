@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -119,6 +120,8 @@ class PreviewPage(QWidget):
         # move is slow, and crashed PySide6 with pyqtgraph in a refcount error)
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#2c6fbb", width=2), fillLevel=0, brush=(44, 111, 187, 60))
         self.edges = [self.plot.addLine(x=0, pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine)) for _ in range(2)]
+        self.plot.disableAutoRange()  # the range is set with the data: auto-ranging re-measured every item per move
+        self.plot.setMouseEnabled(x=False, y=False)
         self.plot_title = QLabel("Select a statistic to see its noise.")
         self.reading = QLabel()  # what the chosen ε and δ mean, in words (core.risk)
         self.reading.setWordWrap(True)
@@ -404,9 +407,10 @@ class PreviewPage(QWidget):
             return
         halfwidth = noise.halfwidth(plan.confidence)
         span = max(1.6 * halfwidth, 3.0)
-        steps = [span * (i / 200.0 - 1.0) for i in range(401)]
+        steps = np.linspace(-span, span, 401)
         probability = noise_probability(noise.kind.value, noise.scale, steps)
-        self.curve.setData([z * unit for z in steps], probability)
+        self.curve.setData(steps * unit, probability)
+        self.plot.setRange(xRange=(-span * unit, span * unit), yRange=(0.0, float(probability.max()) * 1.05), padding=0.02)
         for line, edge in zip(self.edges, (-halfwidth * unit, halfwidth * unit)):
             line.setValue(edge)
             line.show()
