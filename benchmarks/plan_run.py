@@ -48,71 +48,80 @@ def _unit(lower: float, upper: float) -> float:
     return float(np.ldexp(1.0, np.frexp(max(abs(lower), abs(upper)))[1] - GRID_BITS))
 
 
-def baseline(frame: pd.DataFrame, plan: ReleasePlan, scales: list[tuple[Noise, ...]]) -> list[Any]:
-    """The plan's noisy answers, computed by hand with numpy and OpenDP (no estimates, no ledger)."""
+def baseline_exact(frame: pd.DataFrame, plan: ReleasePlan) -> list[list[Any]]:
+    """Per statistic, the exact integer answers of each query (for quantiles: each group's clamped
+    values), computed by hand with numpy from the loaded table. Private, as ours are."""
     schema = plan.schema
     present: dict[str, np.ndarray] = {}
     codes: dict[str, np.ndarray] = {}
-    grid: dict[str, tuple[np.ndarray, float, float]] = {}
+    grid: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for spec in schema.columns:
         if isinstance(spec, NumericColumn):
             values = frame[spec.name].to_numpy(dtype=np.float64)
             present[spec.name] = ~np.isnan(values)
-            unit = _unit(spec.lower, spec.upper)
             clamped = np.clip(values, spec.lower, spec.upper)
-            grid[spec.name] = (np.rint(np.nan_to_num(clamped) / unit).astype(np.int64), unit, clamped)
+            unit = _unit(spec.lower, spec.upper)
+            grid[spec.name] = (np.rint(np.nan_to_num(clamped) / unit).astype(np.int64), clamped)
         elif isinstance(spec, CategoricalColumn):
             series = frame[spec.name]
-            found, distinct = pd.factorize(series)
+            found, distinct = pd.factorize(series)  # few distinct values: compare those, not every row
             code = np.append(pd.Index(list(spec.categories)).get_indexer(distinct), -1)[found]
             known = series.notna().to_numpy()
             if spec.outside is OutsideCategories.OTHER:
                 code[(code < 0) & known] = len(spec.categories)
             present[spec.name] = known
             codes[spec.name] = code
-    out = []
-    for planned, noises in zip(plan.statistics, scales):
+    out: list[list[Any]] = []
+    for planned in plan.statistics:
         statistic = planned.statistic
         rows = np.ones(len(frame), dtype=bool)
         for name in statistic.column_names:
             rows &= present[name]
         groups = codes[statistic.by][rows] if statistic.by else np.zeros(int(rows.sum()), dtype=np.int64)
         n_groups = len(statistic.groups(schema))
+        counts = lambda: np.bincount(groups[groups >= 0], minlength=n_groups).tolist()  # noqa: E731
         if isinstance(statistic, Count):
-            exact = [[len(frame)]] if not statistic.by else [np.bincount(groups[groups >= 0], minlength=n_groups)]
+            out.append([[len(frame)]] if not statistic.by else [counts()])
         elif isinstance(statistic, (Sum, Mean)):
             spec = schema.column(statistic.column)
             integers = grid[statistic.column][0][rows]
             if isinstance(statistic, Mean):
-                lo, hi = round(spec.lower / _unit(spec.lower, spec.upper)), round(spec.upper / _unit(spec.lower, spec.upper))
-                integers = integers - (lo + hi) // 2
+                unit = _unit(spec.lower, spec.upper)
+                integers = integers - (round(spec.lower / unit) + round(spec.upper / unit)) // 2
             sums = [int(integers[groups == g].sum()) for g in range(n_groups)]
-            exact = [sums] if isinstance(statistic, Sum) else [sums, np.bincount(groups[groups >= 0], minlength=n_groups)]
+            out.append([sums] if isinstance(statistic, Sum) else [sums, counts()])
         elif isinstance(statistic, (Histogram, CrossTab)):
-            columns = (statistic.column,) if isinstance(statistic, Histogram) else statistic.columns
             cell = groups
-            for name in columns:
+            for name in (statistic.column,) if isinstance(statistic, Histogram) else statistic.columns:
                 bins = len(schema.column(name).bins)
-                code = codes[name][rows]
-                cell = np.where((cell >= 0) & (code >= 0), cell * bins + code, -1)
+                cell = np.where((cell >= 0) & (codes[name][rows] >= 0), cell * bins + codes[name][rows], -1)
                 n_groups *= bins
-            exact = [np.bincount(cell[cell >= 0], minlength=n_groups)]
+            out.append([np.bincount(cell[cell >= 0], minlength=n_groups).tolist()])
         elif isinstance(statistic, Quantiles):
-            spec = schema.column(statistic.column)
-            candidates = list(quantile_candidates(float(spec.lower), float(spec.upper)))
-            values = grid[statistic.column][2][rows]
-            per_group = [np.array(values[groups == g]) for g in range(n_groups)]
-            domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
-            chosen = []
-            for noise, level in zip(noises, statistic.levels):
-                measurement = dp.m.make_private_quantile(
-                    domain, dp.symmetric_distance(), dp.max_divergence(), candidates, level, noise.scale)
-                chosen.append([measurement(group) for group in per_group])
-            out.append(chosen)
-            continue
+            values = grid[statistic.column][1][rows]
+            out.append([np.array(values[groups == g]) for g in range(n_groups)])
         else:
             raise TypeError(f"no baseline for {type(statistic).__name__}")
-        out.append([_noise(noise.kind, noise.scale, list(e)) for noise, e in zip(noises, exact)])
+    return out
+
+
+def baseline(frame: pd.DataFrame, plan: ReleasePlan, scales: list[tuple[Noise, ...]]) -> list[Any]:
+    """The plan's noisy answers, by hand: exact aggregates with numpy, then one OpenDP call per query
+    (no estimates, no ledger)."""
+    out = []
+    for planned, noises, exact in zip(plan.statistics, scales, baseline_exact(frame, plan)):
+        if isinstance(planned.statistic, Quantiles):
+            spec = plan.schema.column(planned.statistic.column)
+            candidates = list(quantile_candidates(float(spec.lower), float(spec.upper)))
+            domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+            chosen = []
+            for noise, level in zip(noises, planned.statistic.levels):
+                measurement = dp.m.make_private_quantile(
+                    domain, dp.symmetric_distance(), dp.max_divergence(), candidates, level, noise.scale)
+                chosen.append([measurement(group) for group in exact])
+            out.append(chosen)
+        else:
+            out.append([_noise(noise.kind, noise.scale, answers) for noise, answers in zip(noises, exact)])
     return out
 
 

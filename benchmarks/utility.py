@@ -19,7 +19,7 @@ scale found by ``binary_search_param``; OpenDP's quantile over 101 evenly spaced
 (as its tutorials and DP Wizard do); diffprivlib's ``tools`` functions with bounds.
 
     .venv/bin/pip install diffprivlib    # or: pip install -e .[bench]
-    .venv/bin/python benchmarks/utility.py [--repeats 1000] [--epsilon 1]
+    .venv/bin/python -m benchmarks.utility [--repeats 1000] [--epsilon 1]
 """
 
 from __future__ import annotations
@@ -168,45 +168,76 @@ def mean_abs_error(release: Callable[[], np.ndarray], truth: np.ndarray, repeats
     return float(errors.mean()), float(errors.std(ddof=1) / math.sqrt(repeats))
 
 
+OURS = {
+    "count": (Count(), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE),
+    "sum": (Sum("x"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE),
+    "mean": (Mean("x"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE),
+    "variance": (Variance("x"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE),
+    "histogram": (Histogram("c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE),
+    "median": (Quantiles("x"), MechanismKind.EXPONENTIAL, Neighbouring.ADD_REMOVE),
+}
+
+
+def compare(epsilon: float, repeats: int) -> list[dict]:
+    """Per statistic: our error, each peer's, and ours / best peer with its standard error."""
+    warnings.filterwarnings("ignore")  # diffprivlib warns about its own floating-point caveats
+    frame = synthetic_table()
+    truth = exact_values(frame)
+    peers = {"OpenDP": opendp_releases(epsilon, frame), "diffprivlib": diffprivlib_releases(epsilon, frame)}
+    rows = []
+    for name, (statistic, mechanism, relation) in OURS.items():
+        mine = mean_abs_error(our_release(statistic, mechanism, epsilon, frame, relation), truth[name], repeats)
+        results = {peer: mean_abs_error(funcs[name], truth[name], repeats)
+                   for peer, funcs in peers.items() if funcs is not None and name in funcs}
+        best_name = min(results, key=lambda peer: results[peer][0])
+        best = results[best_name]
+        ratio = mine[0] / best[0]
+        spread = ratio * math.hypot(mine[1] / mine[0], best[1] / best[0])
+        verdict = "better" if ratio + 3 * spread < 1 else "tie" if ratio - 3 * spread <= 1 else "WORSE"
+        rows.append({"statistic": name, "epsilon": epsilon, "ours": mine, "peers": results, "best_peer": best_name,
+                     "ratio": ratio, "spread": spread, "verdict": verdict,
+                     "missing": [peer for peer, funcs in peers.items() if funcs is None]})
+    return rows
+
+
+def run(repeats: int, epsilons: tuple[float, ...] = (1.0,)) -> list:
+    """The comparison as benchmark results: target no worse than the best peer (a ratio above 1 by less
+    than three standard errors is a tie: the same mechanism, measured with noise)."""
+    from benchmarks.results import Result
+
+    out = []
+    for epsilon in epsilons:
+        for row in compare(epsilon, repeats):
+            out.append(Result(
+                f"utility: {row['statistic']} at ε = {epsilon:g}, mean abs. error", row["ours"][0],
+                row["peers"][row["best_peer"]][0], "", f"best peer: {row['best_peer']}",
+                max_ratio=round(1 + 3 * row["spread"], 3),
+                note=f"{row['verdict']}; {repeats} releases each; ratio ± {row['spread']:.3f}"
+                + (f"; {', '.join(row['missing'])} not installed" if row["missing"] else ""),
+            ))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=1000)
     parser.add_argument("--epsilon", type=float, action="append")
     args = parser.parse_args()
-    warnings.filterwarnings("ignore")  # diffprivlib warns about its own floating-point caveats
-    frame = synthetic_table()
-    truth = exact_values(frame)
-    ours = {
-        "count": (Count(), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE),
-        "sum": (Sum("x"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE),
-        "mean": (Mean("x"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE),
-        "variance": (Variance("x"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE),
-        "histogram": (Histogram("c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE),
-        "median": (Quantiles("x"), MechanismKind.EXPONENTIAL, Neighbouring.ADD_REMOVE),
-    }
     print(f"{N:,} rows, bounds [{LOWER:g}, {UPPER:g}], {args.repeats} releases per library and statistic; "
           "mean absolute error per cell (± standard error)\n")
     header = f"{'ε':>5}  {'statistic':<10} {'ours':>20} {'OpenDP':>20} {'diffprivlib':>20}  {'ours / best peer':>18}"
     print(header)
     print("-" * len(header))
     for epsilon in args.epsilon or [0.5, 1.0, 2.0]:
-        peers = {"OpenDP": opendp_releases(epsilon, frame), "diffprivlib": diffprivlib_releases(epsilon, frame)}
-        for name, (statistic, mechanism, relation) in ours.items():
-            mine = mean_abs_error(our_release(statistic, mechanism, epsilon, frame, relation), truth[name], args.repeats)
-            results = {peer: mean_abs_error(funcs[name], truth[name], args.repeats)
-                       for peer, funcs in peers.items() if funcs is not None and name in funcs}
-            best_peer = min(results.values(), key=lambda r: r[0])
-            ratio = mine[0] / best_peer[0]
-            spread = ratio * math.hypot(mine[1] / mine[0], best_peer[1] / best_peer[0])
-            cells = [f"{mine[0]:.4g} ± {mine[1]:.2g}"]
-            for peer, funcs in peers.items():
-                if peer in results:
-                    cells.append(f"{results[peer][0]:.4g} ± {results[peer][1]:.2g}")
+        for row in compare(epsilon, args.repeats):
+            cells = [f"{row['ours'][0]:.4g} ± {row['ours'][1]:.2g}"]
+            for peer in ("OpenDP", "diffprivlib"):
+                if peer in row["peers"]:
+                    cells.append(f"{row['peers'][peer][0]:.4g} ± {row['peers'][peer][1]:.2g}")
                 else:
-                    cells.append("not installed" if funcs is None else "n/a")
-            verdict = "better" if ratio + 3 * spread < 1 else "tie" if ratio - 3 * spread <= 1 else "WORSE"
-            print(f"{epsilon:>5g}  {name:<10} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}  "
-                  f"{ratio:>8.3f} ± {spread:.3f} {verdict}")
+                    cells.append("not installed" if peer in row["missing"] else "n/a")
+            print(f"{epsilon:>5g}  {row['statistic']:<10} {cells[0]:>20} {cells[1]:>20} {cells[2]:>20}  "
+                  f"{row['ratio']:>8.3f} ± {row['spread']:.3f} {row['verdict']}")
         print()
 
 

@@ -1,0 +1,128 @@
+"""Run every benchmark and print one table of ratios; also write it as JSON.
+
+    python -m benchmarks            # 5,000,000 rows, several repeats: 10 minutes or so
+    python -m benchmarks --quick    # 500,000 rows, fewer repeats: about two minutes
+    python -m benchmarks --only loading,compose --json out.json
+
+The data are generated with a fixed seed on first use and kept in benchmarks/.data (not in
+git). Targets are printed and counted, never asserted: machines are noisy, so the exit
+status is 0 unless a benchmark itself fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import data
+from benchmarks.results import Result, table
+
+SUITE = ("loading", "plan", "preview", "compose", "startup", "utility")
+DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
+
+
+def machine() -> dict[str, object]:
+    """What the numbers were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory_gb = None
+    try:
+        memory_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        pass
+    from workbench.core.versions import versions
+
+    return {
+        "cpu": cpu, "logical_cpus": os.cpu_count(), "memory_gb": memory_gb,
+        "os": platform.platform(), "python": platform.python_version(),
+        "libraries": {name: versions().get(name) for name in ("OpenDP", "dp-accounting")}
+        | _versions("pandas", "numpy", "pyarrow", "PySide6_Essentials", "pyqtgraph", "diffprivlib"),
+    }
+
+
+def _versions(*names: str) -> dict[str, str | None]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in names:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def run(only: tuple[str, ...], quick: bool, rows: int) -> list[Result]:
+    results: list[Result] = []
+
+    def stage(name: str, function) -> None:
+        if name not in only:
+            return
+        print(f"… {name}", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        results.extend(function())
+        print(f"  {name} done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+    files = data.files(rows) if {"loading", "plan"} & set(only) else {}
+    from benchmarks import compose_1000, loading, plan_run, preview_update, startup, utility
+
+    stage("loading", lambda: loading.run(files, repeats=2 if quick else 3))
+    stage("plan", lambda: plan_run.run(files["csv"], repeats=2 if quick else 3))
+    stage("preview", preview_update.run)
+    stage("compose", compose_1000.run)
+    stage("startup", lambda: startup.run(starts=3 if quick else 7))
+    stage("utility", lambda: utility.run(repeats=150 if quick else 400, epsilons=(1.0,) if quick else (0.5, 1.0, 2.0)))
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="500,000 rows and fewer repeats (about two minutes)")
+    parser.add_argument("--rows", type=int, help="rows of the generated table (default 5,000,000; quick 500,000)")
+    parser.add_argument("--only", help=f"comma-separated, from: {', '.join(SUITE)}")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"where to write the results ({DEFAULT_JSON})")
+    args = parser.parse_args(argv)
+    only = tuple(args.only.split(",")) if args.only else SUITE
+    unknown = [name for name in only if name not in SUITE]
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(SUITE)}")
+    rows = args.rows or (500_000 if args.quick else data.FULL_ROWS)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    started = time.perf_counter()
+    results = run(only, args.quick, rows)
+    seconds = time.perf_counter() - started
+    about = machine()
+    print(f"\nDP Workbench benchmarks, {dt.date.today().isoformat()}, {'quick' if args.quick else 'full'} run "
+          f"({rows:,} rows), {seconds:.0f} s")
+    print(f"{about['cpu']}, {about['logical_cpus']} logical CPUs, {about['memory_gb']} GB; {about['os']}; "
+          f"Python {about['python']}\n")
+    print(table(results))
+    judged = [r for r in results if r.met is not None]
+    print(f"\n{sum(bool(r.met) for r in judged)} of {len(judged)} targets met.")
+    for r in results:
+        if r.note:
+            print(f"- {r.name}: {r.note}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "quick": args.quick, "rows": rows, "seconds": seconds, "machine": about,
+        "results": [r.to_json() for r in results],
+    }, indent=2) + "\n")
+    print(f"\nWritten to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
