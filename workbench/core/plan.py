@@ -261,7 +261,7 @@ class ReleasePlan:
         return [
             MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise, query.unit, query.scalar)
             for planned in self.statistics
-            for query, noise in zip(planned.statistic.queries(self.schema), planned.noises(self.schema, verified))
+            for query, noise in zip(_queries(planned.statistic, self.schema), planned.noises(self.schema, verified))
         ]
 
     def guarantee(self) -> Guarantee:

@@ -175,6 +175,7 @@ class PreviewPage(QWidget):
         document.changed.connect(self.schedule)
         self._syncing = False
         self.errors: list[float | None] = []
+        self._controls_for: dict[int, object] = {}  # row -> the planned statistic its controls show
         self.schedule()
 
     # -- input ---------------------------------------------------------------------------------
@@ -323,8 +324,9 @@ class PreviewPage(QWidget):
                     item.setText(text)
                     item.setToolTip(text)
             self._show_controls(row, planned)
-        if plan.statistics:
-            self.table.selectRow(selected if 0 <= selected < len(plan.statistics) else 0)
+        wanted = selected if 0 <= selected < len(plan.statistics) else 0
+        if plan.statistics and (selected != wanted or not self.table.selectionModel().isRowSelected(wanted)):
+            self.table.selectRow(wanted)
         shape = tuple(p.statistic for p in plan.statistics)
         if shape != self._sized_for:
             self._sized_for = shape
@@ -354,6 +356,9 @@ class PreviewPage(QWidget):
 
     def _show_controls(self, row: int, planned) -> None:
         """The weight and lock of a row; existing widgets are updated in place so focus stays."""
+        if self._controls_for.get(row) is planned and isinstance(self.table.cellWidget(row, 6), QLineEdit):
+            return  # the slider moved the total only: this row's statistic is the same object as before
+        self._controls_for[row] = planned
         weight, lock = self.table.cellWidget(row, 1), self.table.cellWidget(row, 2)
         if not isinstance(weight, QDoubleSpinBox) or not isinstance(lock, QCheckBox):
             weight, lock = QDoubleSpinBox(), QCheckBox()
