@@ -194,3 +194,35 @@ def test_amplification_by_sampling_matches_the_formula_and_is_refused_under_subs
     data["dataset"]["sampling_rate"] = 1.5
     with pytest.raises(PlanError, match="strictly between 0 and 1"):
         ReleasePlan.from_json(data)
+
+
+def test_a_composition_too_fine_to_compute_leaves_pld_out_and_another_accountant_answers():
+    """300 histograms of ε = 30 would need a grid of 18 million losses: PLD reports ∞ rather than
+    allocating gigabytes, and compose keeps basic composition, which is exact for pure ε."""
+    events = [laplace(30.0, scalar=False)] * 300
+    assert privacy_loss.composed_epsilon(events, 1e-6) == math.inf
+    total = compose(events, delta=1e-6)
+    assert total.method == BASIC and total.epsilon == pytest.approx(9000.0)
+
+
+def test_pld_composition_of_distinct_events_equals_event_by_event_dp_accounting():
+    """Grouping equal events and raising their spectra to their counts changes nothing."""
+    events = [laplace(0.1), laplace(0.1), laplace(0.05, sensitivity=3), gaussian(0.2, 1e-7, scalar=True),
+              laplace(0.2, scalar=False), laplace(0.1)]
+    expected = None
+    for event in events:
+        mechanism, steps, scale = privacy_loss._key(event)[:3]
+        if mechanism == "laplace":
+            part = dp_pld.from_discrete_laplace_mechanism(
+                1 / scale, sensitivity=steps, value_discretization_interval=privacy_loss.INTERVAL)
+        elif mechanism == "gaussian":
+            part = dp_pld.from_discrete_gaussian_mechanism(
+                scale, sensitivity=steps, value_discretization_interval=privacy_loss.INTERVAL)
+        else:
+            part = dp_pld.from_privacy_parameters(
+                dp_accounting.pld.common.DifferentialPrivacyParameters(event.epsilon, event.delta),
+                privacy_loss.INTERVAL)
+        expected = part if expected is None else expected.compose(part)
+    for delta in (1e-5, 1e-7):
+        ours = privacy_loss.composed_epsilon(events, delta)
+        assert ours == pytest.approx(expected.get_epsilon_for_delta(delta), rel=1e-8)

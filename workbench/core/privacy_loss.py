@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 INTERVAL = 1e-3  # width of the privacy-loss grid; losses are rounded up to it
 _MAX_GAUSSIAN_SIGMA = 2_000.0  # above this, the discrete Gaussian is accounted by its (ε, δ)
 _GAUSSIAN_TRUNCATION = 11.6  # support ±11.6σ: the mass beyond is below 1e-30 (Canonne et al., as dp-accounting)
-_MAX_COMPOSED_SIZE = 1 << 25  # grid points of a composition; beyond, PLD accounting is not attempted
+_MAX_COMPOSED_SIZE = 1 << 23  # grid points of a composition (its FFT: ~200 MB); beyond, PLD is not attempted
 
 
 @dataclass(frozen=True, eq=False)

@@ -62,6 +62,22 @@ def epsilon_to_slider(epsilon: float) -> int:
     return int(round((log - LOG_MIN) / (LOG_MAX - LOG_MIN) * STEPS))
 
 
+class SteadyLabelAxis(pg.AxisItem):
+    """An axis that lays out its title again only when the title changes.
+
+    pyqtgraph sets the title's HTML and resizes the axis at every change of range, which on
+    every ε-slider move re-lays out the plot; only the ticks need redrawing then."""
+
+    def _updateLabel(self) -> None:
+        text = self.labelString()
+        if text == getattr(self, "_shown_label", None):
+            self.picture = None  # the ticks: redrawn at the next paint
+            self.update()
+            return
+        self._shown_label = text
+        super()._updateLabel()
+
+
 class PreviewPage(QWidget):
     def __init__(self, document: PlanDocument) -> None:
         super().__init__()
@@ -112,7 +128,9 @@ class PreviewPage(QWidget):
         self.table.horizontalHeaderItem(4).setToolTip(
             "Half-width of the interval that holds the noise with 95% probability, in the statistic's units."
         )
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(
+            background="w", axisItems={"bottom": SteadyLabelAxis("bottom"), "left": SteadyLabelAxis("left")}
+        )
         self.plot.setLabel("bottom", "noise added (in the statistic's units)")
         self.plot.setLabel("left", "probability")
         self.plot.setMinimumHeight(220)
