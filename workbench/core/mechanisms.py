@@ -288,19 +288,19 @@ def _largest_rho(epsilon: float, delta: float) -> float:
     """
     log_inv_delta = math.log(1 / delta)
 
-    def h(alpha: float) -> float:
-        g = (log_inv_delta + (alpha - 1) * math.log1p(-1 / alpha) - math.log(alpha)) / (alpha - 1)
+    def h(alpha: np.ndarray) -> np.ndarray:
+        g = (log_inv_delta + (alpha - 1) * np.log1p(-1 / alpha) - np.log(alpha)) / (alpha - 1)
         return (epsilon - g) / alpha
 
-    grid = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8
-    values = (epsilon - (log_inv_delta + (grid - 1) * np.log1p(-1 / grid) - np.log(grid)) / (grid - 1)) / grid
-    best = int(np.argmax(values))  # the grid at once (a preview recalibrates on every slider move)
-    grid = grid.tolist()
-    low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
-    for _ in range(80):
-        a, b = low + (high - low) / 3, high - (high - low) / 3
-        low, high = (a, high) if h(a) < h(b) else (low, b)
-    return max(0.0, h((low + high) / 2), h(grid[best]))
+    # over arrays, a grid at a time: a preview recalibrates on every slider move
+    points = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8
+    best_value = -math.inf
+    for _ in range(7):  # each round narrows the bracket around the best point 32-fold
+        values = h(points)
+        best = int(np.argmax(values))
+        best_value = max(best_value, float(values[best]))
+        points = np.linspace(points[max(best - 1, 0)], points[min(best + 1, len(points) - 1)], 65)
+    return max(0.0, best_value)
 
 
 _cached_largest_rho = lru_cache(maxsize=4096)(_largest_rho)

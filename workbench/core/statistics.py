@@ -43,7 +43,14 @@ from workbench.core.mechanisms import (
     quantile_rank_halfwidth,
 )
 from workbench.core.prepare import PreparedData
-from workbench.core.schema import CategoricalColumn, Neighbouring, NumericColumn, OutsideCategories, Schema
+from workbench.core.schema import (
+    CategoricalColumn,
+    ColumnSpec,
+    Neighbouring,
+    NumericColumn,
+    OutsideCategories,
+    Schema,
+)
 from workbench.core.sensitivity import Sensitivity
 
 GRID_BITS = 32  # a bound's magnitude spans 2^32 grid steps: steps below 1e-9 of the bound
@@ -211,7 +218,7 @@ def _numeric(schema: Schema, column: str, statistic: str) -> NumericColumn:
             f"The {statistic} of '{column}' needs a numeric column with bounds, but '{column}' is described "
             f"as {spec.kind}. Describe it as numeric, or choose another statistic."
         )
-    spec.validate()  # its bounds set the sensitivity: reversed, equal or missing bounds are named here
+    _validated(spec)  # its bounds set the sensitivity: reversed, equal or missing bounds are named here
     return spec
 
 
@@ -223,8 +230,18 @@ def _categorical(schema: Schema, column: str, statistic: str, grouping: bool = F
             f"{what} needs a categorical column with public categories, but '{column}' is described as "
             f"{spec.kind}. Describe it as categorical, or choose another {'grouping' if grouping else 'statistic'}."
         )
-    spec.validate()
+    _validated(spec)
     return spec
+
+
+def _validated(spec: ColumnSpec) -> None:
+    """A column description checked once per object (it is immutable; an edit makes a new one): a
+    preview asks on every slider move. A refusal raises and is not remembered, so it is named again
+    every time. The mark is on the object, not keyed by value: 1 and True compare equal."""
+    if spec.__dict__.get("_validated"):
+        return
+    spec.validate()
+    object.__setattr__(spec, "_validated", True)
 
 
 def bin_codes(spec: CategoricalColumn, values: pd.Series | np.ndarray) -> np.ndarray:
