@@ -188,3 +188,13 @@ def test_categories_of_infinite_floats_are_texts_not_a_crash():
     s = Schema((CategoricalColumn("x", ("1", "inf")),))
     data = prepare(table(x=[1.0, float("inf")]), s)
     assert list(data.categorical("x")) == ["1.0", "inf"]
+
+
+def test_a_schema_keeps_its_hash_and_equality_and_is_pickled_without_the_cached_hash():
+    import pickle
+    from dataclasses import replace
+
+    s = Schema((CategoricalColumn("c", ("a", "b")), NumericColumn("x", lower=0, upper=1)))
+    assert hash(s) == hash(replace(s)) and s == replace(s)
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy == s and "_hash" not in copy.__dict__ and hash(copy) == hash(s)

@@ -288,6 +288,10 @@ class Schema:
             object.__setattr__(self, "_hash", cached)
         return cached
 
+    def __getstate__(self) -> dict:
+        """Pickled without the cached hash: text hashes differ from one process to the next."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     def column(self, name: str) -> ColumnSpec:
         for spec in self.columns:
             if spec.name == name:
