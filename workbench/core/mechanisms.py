@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from workbench.core import opendp_api as dp
@@ -270,18 +270,8 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
     rho*alpha + (log(1/delta) + (alpha-1) log(1 - 1/alpha) - log(alpha)) / (alpha - 1)  (CKS20, Prop. 12)."""
 
     log_inv_delta = math.log(1 / delta)
-
-    def bound(alpha: np.ndarray) -> np.ndarray:
-        return rho * alpha + (log_inv_delta + (alpha - 1) * np.log1p(-1 / alpha) - np.log(alpha)) / (alpha - 1)
-
-    # the bound is convex in alpha: narrow a bracket around the least of 129 points, 64-fold a round
-    points = np.linspace(1.0 + 1e-9, max(2.0, 10.0 * (1.0 + math.sqrt(log_inv_delta / rho))), 129)
-    least = math.inf
-    for _ in range(9):
-        values = bound(points)
-        best = int(np.argmin(values))
-        least = min(least, float(values[best]))
-        points = np.linspace(points[max(best - 1, 0)], points[min(best + 1, len(points) - 1)], 129)
+    start = np.linspace(1.0 + 1e-9, max(2.0, 10.0 * (1.0 + math.sqrt(log_inv_delta / rho))), 129)
+    least = _least_value(lambda alpha: rho * alpha + _cks20_term(alpha, log_inv_delta), start, rounds=9)
     return max(0.0, least)
 
 
@@ -293,20 +283,27 @@ def _largest_rho(epsilon: float, delta: float) -> float:
     grid and refined by ternary search (the candidate is then checked by OpenDP).
     """
     log_inv_delta = math.log(1 / delta)
+    start = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8
+    least = _least_value(lambda alpha: -(epsilon - _cks20_term(alpha, log_inv_delta)) / alpha, start, rounds=5)
+    return max(0.0, -least)
 
-    def h(alpha: np.ndarray) -> np.ndarray:
-        g = (log_inv_delta + (alpha - 1) * np.log1p(-1 / alpha) - np.log(alpha)) / (alpha - 1)
-        return (epsilon - g) / alpha
 
-    # over arrays, a grid at a time: a preview recalibrates on every slider move
-    points = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8
-    best_value = -math.inf
-    for _ in range(7):  # each round narrows the bracket around the best point 32-fold
-        values = h(points)
-        best = int(np.argmax(values))
-        best_value = max(best_value, float(values[best]))
-        points = np.linspace(points[max(best - 1, 0)], points[min(best + 1, len(points) - 1)], 65)
-    return max(0.0, best_value)
+def _cks20_term(alpha: np.ndarray, log_inv_delta: float) -> np.ndarray:
+    """(log(1/δ) + (α-1) log(1 - 1/α) - log α) / (α - 1): the part of CKS20's conversion that is not ρα."""
+    return (log_inv_delta + (alpha - 1) * np.log1p(-1 / alpha) - np.log(alpha)) / (alpha - 1)
+
+
+def _least_value(f: Callable[[np.ndarray], np.ndarray], points: np.ndarray, rounds: int) -> float:
+    """The least value of a unimodal ``f`` over ``points``' range, found over arrays (a preview
+    recalibrates on every slider move): each round evaluates f on the bracket around the best point
+    so far, split into as many steps as ``points`` has."""
+    least = math.inf
+    for _ in range(rounds):
+        values = f(points)
+        best = int(np.argmin(values))
+        least = min(least, float(values[best]))
+        points = np.linspace(points[max(best - 1, 0)], points[min(best + 1, len(points) - 1)], len(points))
+    return least
 
 
 _cached_largest_rho = lru_cache(maxsize=4096)(_largest_rho)
