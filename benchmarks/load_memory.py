@@ -6,52 +6,21 @@ with a progress callback (the reading goes through a watched file object), the p
 and the missing-value counts of step 1. Both the whole peak and the growth over the process's
 memory before reading (interpreter and imports) are compared; the target is at most 2x.
 
-    .venv/bin/python benchmarks/load_memory.py [--rows 5000000]
+    .venv/bin/python -m benchmarks.load_memory [--rows 5000000]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from benchmarks import loading
+
 SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "sample" / "household_survey.csv"
-
-BASELINE = """
-import resource, sys, time
-import pandas as pd
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-start = time.perf_counter()
-frame = pd.read_csv(sys.argv[1], engine="c", low_memory=False)
-seconds = time.perf_counter() - start
-print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, seconds, len(frame))
-"""
-
-OURS = """
-import resource, sys, time
-from workbench.core.io import load_table, propose_kinds
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-reports = []
-start = time.perf_counter()
-table = load_table(sys.argv[1], progress=reports.append)
-proposals = propose_kinds(table)
-missing = table.frame.isna().sum().tolist()
-seconds = time.perf_counter() - start
-assert reports and reports[-1] == 1.0
-print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, seconds, len(table.frame))
-"""
-
-
-def measure(code: str, path: Path) -> dict[str, float]:
-    """Run ``code`` on ``path`` in a fresh interpreter: memory before reading and at peak (MB), seconds."""
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
-    before, peak, seconds, rows = done.stdout.split()
-    return {"before_mb": int(before) / 1024, "peak_mb": int(peak) / 1024, "seconds": float(seconds), "rows": int(rows)}
 
 
 def big_csv(rows: int, folder: Path) -> Path:
@@ -64,7 +33,7 @@ def big_csv(rows: int, folder: Path) -> Path:
 
 
 def compare(path: Path) -> dict[str, float]:
-    baseline, ours = measure(BASELINE, path), measure(OURS, path)
+    baseline, ours = loading.measure("pandas_csv", path), loading.measure("ours_step1", path)
     return {
         "file_mb": path.stat().st_size / 1e6,
         "rows": ours["rows"],
