@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
-from workbench.core.versions import version_text
+from workbench.core.versions import PrintVersion
 from workbench.core.accounting import Guarantee
 from workbench.core.errors import WorkbenchError
 from workbench.core.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="dp-workbench",
         description="Prepare differentially private releases of a table, offline.",
     )
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument("--version", action=PrintVersion)
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
     inspect = commands.add_parser("inspect", help="list the columns of a data file and their proposed kinds")

@@ -217,7 +217,11 @@ def test_version_names_the_libraries_the_guarantee_rests_on(capsys, sample_path,
     with pytest.raises(SystemExit):
         main(["--version"])
     out = capsys.readouterr().out
-    assert f"OpenDP {version('opendp')}" in out and f"dp-accounting {version('dp-accounting')}" in out
+    assert out.count("\n") == 1, "one line, unfolded"
+    checked = f"accountant checked against dp-accounting {version('dp-accounting')}"
+    assert f"OpenDP {version('opendp')}" in out and checked in out
     assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(tmp_path), *BUDGET]) == 0
     software = json.loads((tmp_path / "results.json").read_text())["software"]
-    assert software["libraries"] == {"OpenDP": version("opendp"), "dp-accounting": version("dp-accounting")}
+    assert software["libraries"] == {
+        "OpenDP": version("opendp"), "accountant checked against dp-accounting": version("dp-accounting"),
+    }

@@ -21,6 +21,13 @@ def gaussian(epsilon: float, delta: float, sensitivity: float = 1.0, scalar: boo
     return MechanismEvent.from_noise("sum", calibrate(MechanismKind.GAUSSIAN, sensitivity, epsilon, delta), 1.0, scalar)
 
 
+def test_the_accountant_names_the_dp_accounting_release_these_tests_compare_with():
+    """--version and every report say which dp-accounting the PLD accountant was checked against: this one."""
+    from importlib.metadata import version
+
+    assert privacy_loss.CHECKED_AGAINST == version("dp-accounting")
+
+
 def test_k_laplace_releases_compose_to_k_epsilon():
     total = compose([laplace(0.25)] * 8)
     assert (total.epsilon, total.delta, total.method) == (2.0, 0.0, BASIC)

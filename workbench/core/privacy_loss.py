@@ -38,6 +38,7 @@ import numpy as np
 if TYPE_CHECKING:
     from workbench.core.accounting import MechanismEvent
 
+CHECKED_AGAINST = "0.6.0"  # the dp-accounting release whose functions tests/core/test_accounting.py compares with
 INTERVAL = 1e-3  # width of the privacy-loss grid; losses are rounded up to it
 _MAX_GAUSSIAN_SIGMA = 2_000.0  # above this, the discrete Gaussian is accounted by its (ε, δ)
 _GAUSSIAN_TRUNCATION = 11.6  # support ±11.6σ: the mass beyond is below 1e-30 (Canonne et al., as dp-accounting)

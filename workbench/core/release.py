@@ -18,7 +18,7 @@ from workbench import __version__
 from workbench.core.accounting import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.errors import WorkbenchError
 from workbench.core.io import Table, check_unchanged
-from workbench.core.versions import LIBRARIES, versions
+from workbench.core import versions
 from workbench.core.ledger import Ledger, LedgerError, Registration
 from workbench.core.plan import PlannedStatistic, ReleasePlan
 from workbench.core.postprocess import consistent_with_total
@@ -97,7 +97,7 @@ class Release:
     guarantee: Guarantee
     created: str
     software_version: str
-    libraries: dict[str, str] = field(default_factory=dict)  # OpenDP and dp-accounting versions, which decide the noise
+    libraries: dict[str, str] = field(default_factory=dict)  # OpenDP's version (the noise) and the accountant's reference
     ledger: dict[str, Any] | None = None  # entry number and hash, dataset budget and spent after this release
     sampling: dict[str, Any] | None = None  # the amplified guarantee for the population, if a sampling rate is claimed
 
@@ -195,7 +195,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
         guarantee=cost,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         software_version=__version__,
-        libraries={name: version for name, version in versions().items() if name in LIBRARIES},
+        libraries=versions.libraries(),
     )
     before = None if new_dataset else ledger.dataset(name)
     entry = ledger.charge(name, events, result.to_json(), plan.to_json(), fingerprint, new_dataset)

@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from workbench.core.versions import version_text
+from workbench.core.versions import PrintVersion
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dp-workbench-gui", description="DP Workbench desktop application")
     parser.add_argument("data", nargs="?", type=Path, help="a table (or a .json plan) to open at start")
     parser.add_argument("--plan", type=Path, help="a plan to open at start")
-    parser.add_argument("--version", action="version", version=version_text())
+    parser.add_argument("--version", action=PrintVersion)
     parser.add_argument(
         "--smoke-test", nargs="?", const="", metavar="DIR",
         help="walk through every step on the sample data (or DATA and --plan), release against a throw-away "
