@@ -9,6 +9,7 @@ from PySide6.QtGui import QDropEvent
 from gui_helpers import load
 from workbench.core.ledger import Ledger
 from workbench.core.schema import NumericColumn
+from workbench.gui.formatting import readable
 
 
 def test_loading_runs_off_the_gui_thread_and_shows_rows_and_proposals(qtbot, window, sample_path):
@@ -110,6 +111,24 @@ def test_the_preview_follows_the_slider_and_reads_no_data(qtbot, window, sample_
     load(qtbot, window, sample_path)  # loading the data changes no preview number
     page.recompute()
     assert page.errors == without_data and "This plan" in page.budget.plan_cost.text()
+
+
+def test_the_noise_plot_says_when_it_shows_the_sum_behind_a_mean(qtbot, window, sample_plan_path):
+    """A mean's noise is added to its centred sum: the plot must not call that the mean's noise."""
+    assert window.open_plan(sample_plan_path)
+    page = window.preview_page
+    page.recompute()
+    labels = [planned.statistic.label for planned in window.document.plan.statistics]
+    page.table.selectRow(labels.index("count of rows"))
+    assert page.plot_title.text().startswith("Noise of <b>count of rows</b>")
+    assert page.plot.getAxis("bottom").labelText == "noise added (in the statistic's units)"
+    row = next(row for row, label in enumerate(labels) if label.startswith("mean of"))
+    page.table.selectRow(row)
+    title = page.plot_title.text()
+    assert "Noise of" not in title and "centred sum" in title and f"<b>{labels[row]}</b>" in title
+    assert f"own error is ± {readable(page.errors[row])}, as in the table" in title
+    assert page.plot.getAxis("bottom").labelText == "noise added to the sum (in the column's units)"
+    assert page.table.item(row, 4).text() == f"± {readable(page.errors[row])}"
 
 
 def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, sample_path, sample_plan_path, private_ledger, tmp_path):
@@ -270,6 +289,10 @@ def test_quantiles_are_added_with_their_levels_and_only_their_mechanism(qtbot, w
     preview = window.preview_page
     preview.recompute()
     assert preview.table.item(row, 4).text().endswith("ranks")  # the error counts rows of rank, not years
+    preview.slider.setValue(preview.slider.maximum())  # the sample plan's fixed ε use all of ε = 1: leave some
+    preview.recompute()
+    preview.table.selectRow(row)
+    assert preview.plot.getAxis("bottom").labelText.startswith("distance of the released value's rank")
     page.type.setCurrentText("mean")
     assert not page.levels.isVisibleTo(page)
     assert [page.mechanism.itemText(i) for i in range(page.mechanism.count())] == ["laplace", "gaussian"]

@@ -53,6 +53,11 @@ SAMPLING_TIP = (
 HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)"]
 
 
+STATISTIC_AXIS = "noise added (in the statistic's units)"
+SUM_AXIS = "noise added to the sum (in the column's units)"
+RANK_AXIS = "distance of the released value's rank from the level's (rows)"
+
+
 def slider_to_epsilon(position: int) -> float:
     return float(f"{10 ** (LOG_MIN + (LOG_MAX - LOG_MIN) * position / STEPS):.3g}")
 
@@ -131,7 +136,7 @@ class PreviewPage(QWidget):
         self.plot = pg.PlotWidget(
             background="w", axisItems={"bottom": SteadyLabelAxis("bottom"), "left": SteadyLabelAxis("left")}
         )
-        self.plot.setLabel("bottom", "noise added (in the statistic's units)")
+        self.plot.setLabel("bottom", STATISTIC_AXIS)
         self.plot.setLabel("left", "probability")
         self.plot.setMinimumHeight(220)
         # one curve and two lines, updated in place (clearing and re-adding items on every slider
@@ -423,7 +428,8 @@ class PreviewPage(QWidget):
         try:
             planned = self.document.budgeted().statistics[row]
             noise = planned.noises(plan.schema, verified=False)[0]
-            unit = planned.statistic.queries(plan.schema)[0].unit
+            queries = planned.statistic.queries(plan.schema)
+            unit = queries[0].unit
         except (WorkbenchError, IndexError):
             self.plot_title.setText("No noise to show for this statistic yet.")
             self._clear_plot()
@@ -437,6 +443,10 @@ class PreviewPage(QWidget):
         for line, edge in zip(self.edges, (-halfwidth * unit, halfwidth * unit)):
             line.setValue(edge)
             line.show()
+        derived = queries[0].name == "centred sum"  # a mean or a variance: the noise goes into a sum behind it
+        axis = RANK_AXIS if planned.statistic.error_unit == "ranks" else SUM_AXIS if derived else STATISTIC_AXIS
+        if self.plot.getAxis("bottom").labelText != axis:
+            self.plot.setLabel("bottom", axis)
         if planned.statistic.error_unit == "ranks":
             self.plot_title.setText(
                 f"<b>{planned.statistic.label}</b> (exponential mechanism, ε = {noise.epsilon:.3g} per level): how "
@@ -444,8 +454,18 @@ class PreviewPage(QWidget):
                 f"the released value's rank is within the red lines (± {readable(halfwidth)} rows) 95% of the time."
             )
             return
+        mechanism = f"{noise.kind.value}, ε = {noise.epsilon:.3g}{f', δ = {noise.delta:.2g}' if noise.delta else ''}"
+        if not derived:
+            self.plot_title.setText(
+                f"Noise of <b>{planned.statistic.label}</b> ({mechanism}): 95% of draws fall between the red lines "
+                f"(± {readable(halfwidth * unit)})."
+            )
+            return
+        error = self.errors[row] if row < len(self.errors) else None
+        own = f"± {readable(error)}, as in the table" if error is not None and math.isfinite(error) else "in the table"
         self.plot_title.setText(
-            f"Noise of <b>{planned.statistic.label}</b> ({noise.kind.value}, ε = {noise.epsilon:.3g}"
-            f"{f', δ = {noise.delta:.2g}' if noise.delta else ''}): 95% of draws fall between the red lines "
-            f"(± {readable(halfwidth * unit)})."
+            f"Noise added to the <b>centred sum</b>, one of the measurements <b>{planned.statistic.label}</b> is "
+            f"computed from ({', '.join(query.name for query in queries)}; {mechanism}): 95% of draws fall between "
+            f"the red lines (± {readable(halfwidth * unit)}, in the units of the sum). The statistic's own error is "
+            f"{own}."
         )
