@@ -8,9 +8,14 @@ privacy losses are rounded up onto a grid of width ``INTERVAL``, so the ε it re
 upper bound, never an underestimate.
 
 This is dp-accounting's "privacy buckets" construction and its FFT composition, written
-over numpy arrays: a ledger of a thousand statistics composes in tens of milliseconds and
-SciPy is never imported. Tests check every event's PLD and the ε read off it against
-dp-accounting's own functions.
+over numpy arrays. Why by hand, although DESIGN.md has dp-accounting do PLD composition:
+dp-accounting composed a 1,000-statistic ledger in about 6 s (its truncation bounds go
+through SciPy's logsumexp, its discrete Gaussian PLD loops in Python), where the preview
+and the ledger need well under a second (benchmarks/compose_1000.py: about 50 ms here);
+and importing it imports SciPy, which cost seconds at every start and 74 MB in the
+desktop bundle. Tests check every event's PLD, compositions and the ε read off them
+against dp-accounting's own functions, release ``CHECKED_AGAINST``, which --version and
+every report name.
 
 Per event:
 
