@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
@@ -122,12 +123,16 @@ def test_the_noise_plot_says_when_it_shows_the_sum_behind_a_mean(qtbot, window, 
     page.table.selectRow(labels.index("count of rows"))
     assert page.plot_title.text().startswith("Noise of <b>count of rows</b>")
     assert page.plot.getAxis("bottom").labelText == "noise added (in the statistic's units)"
+    assert page.plot.getAxis("left").labelText == "probability"
     row = next(row for row, label in enumerate(labels) if label.startswith("mean of"))
     page.table.selectRow(row)
     title = page.plot_title.text()
     assert "Noise of" not in title and "centred sum" in title and f"<b>{labels[row]}</b>" in title
     assert f"own error is ± {readable(page.errors[row])}, as in the table" in title
     assert page.plot.getAxis("bottom").labelText == "noise added to the sum (in the column's units)"
+    assert page.plot.getAxis("left").labelText == "probability density"
+    x, density = page.curve.getData()  # a density over the column's units: the curve spans ±1.6 × the 95% half-width
+    assert 0.97 < float(np.sum(density[:-1] * np.diff(x))) <= 1.0
     assert page.table.item(row, 4).text() == f"± {readable(page.errors[row])}"
 
 
@@ -293,6 +298,7 @@ def test_quantiles_are_added_with_their_levels_and_only_their_mechanism(qtbot, w
     preview.recompute()
     preview.table.selectRow(row)
     assert preview.plot.getAxis("bottom").labelText.startswith("distance of the released value's rank")
+    assert preview.plot.getAxis("left").labelText == "chance of being taken (relative)"
     page.type.setCurrentText("mean")
     assert not page.levels.isVisibleTo(page)
     assert [page.mechanism.itemText(i) for i in range(page.mechanism.count())] == ["laplace", "gaussian"]

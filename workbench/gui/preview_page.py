@@ -56,6 +56,9 @@ HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative e
 STATISTIC_AXIS = "noise added (in the statistic's units)"
 SUM_AXIS = "noise added to the sum (in the column's units)"
 RANK_AXIS = "distance of the released value's rank from the level's (rows)"
+PROBABILITY = "probability"
+DENSITY = "probability density"
+RANK_CHANCE = "chance of being taken (relative)"
 
 
 def slider_to_epsilon(position: int) -> float:
@@ -137,7 +140,7 @@ class PreviewPage(QWidget):
             background="w", axisItems={"bottom": SteadyLabelAxis("bottom"), "left": SteadyLabelAxis("left")}
         )
         self.plot.setLabel("bottom", STATISTIC_AXIS)
-        self.plot.setLabel("left", "probability")
+        self.plot.setLabel("left", PROBABILITY)
         self.plot.setMinimumHeight(220)
         # one curve and two lines, updated in place (clearing and re-adding items on every slider
         # move is slow, and crashed PySide6 with pyqtgraph in a refcount error)
@@ -419,6 +422,10 @@ class PreviewPage(QWidget):
         for line in self.edges:
             line.hide()
 
+    def _label_axis(self, side: str, text: str) -> None:
+        if self.plot.getAxis(side).labelText != text:  # laying the axis out again costs a frame
+            self.plot.setLabel(side, text)
+
     def draw_noise(self) -> None:
         row = self.table.currentRow()
         plan = self.document.plan
@@ -437,17 +444,18 @@ class PreviewPage(QWidget):
         halfwidth = noise.halfwidth(plan.confidence)
         span = max(1.6 * halfwidth, 3.0)
         steps = np.linspace(-span, span, 401)
-        probability = noise_probability(noise.kind.value, noise.scale, steps)
+        # P(noise = k) per unit of the axis: a density where one step k is worth ``unit`` (a sum's fine grid)
+        probability = noise_probability(noise.kind.value, noise.scale, steps) / unit
         self.curve.setData(steps * unit, probability)
         self.plot.setRange(xRange=(-span * unit, span * unit), yRange=(0.0, float(probability.max()) * 1.05), padding=0.02)
         for line, edge in zip(self.edges, (-halfwidth * unit, halfwidth * unit)):
             line.setValue(edge)
             line.show()
         derived = queries[0].name == "centred sum"  # a mean or a variance: the noise goes into a sum behind it
-        axis = RANK_AXIS if planned.statistic.error_unit == "ranks" else SUM_AXIS if derived else STATISTIC_AXIS
-        if self.plot.getAxis("bottom").labelText != axis:
-            self.plot.setLabel("bottom", axis)
-        if planned.statistic.error_unit == "ranks":
+        ranks = planned.statistic.error_unit == "ranks"
+        self._label_axis("bottom", RANK_AXIS if ranks else SUM_AXIS if derived else STATISTIC_AXIS)
+        self._label_axis("left", RANK_CHANCE if ranks else PROBABILITY if unit == 1 else DENSITY)
+        if ranks:
             self.plot_title.setText(
                 f"<b>{planned.statistic.label}</b> (exponential mechanism, ε = {noise.epsilon:.3g} per level): how "
                 "likely a point is to be taken, by how many rows its rank is from the level's. Whatever the data, "
