@@ -96,9 +96,10 @@ def test_the_preview_follows_the_slider_and_reads_no_data(qtbot, window, sample_
     page = window.preview_page
     statistics = window.document.plan.statistics
     page.recompute()
-    for row in range(len(statistics)):  # let every statistic share the total by weight
-        page.table.cellWidget(row, 2).setChecked(False)
-    page.recompute()
+    # the sample's statistics share the total by weight, so that the slider moves every one of them
+    assert not any(page.table.cellWidget(row, 2).isChecked() for row in range(len(statistics)))
+    assert [page.table.item(row, 3).text() for row in range(len(statistics))] == [
+        f"{planned.budget.epsilon:g}" for planned in statistics]  # weights 1:2:2:1:1:2:1 of ε = 1: the file's ε
     before = list(page.errors)
     assert "at most 73% sure" in page.reading.text()  # the sample plan's ε = 1, read in words next to the slider
     page.slider.setValue(page.slider.maximum())  # ε = 10
@@ -106,7 +107,8 @@ def test_the_preview_follows_the_slider_and_reads_no_data(qtbot, window, sample_
     assert window.document.plan.total.epsilon == pytest.approx(10.0)
     assert "at most 99.995" in page.reading.text() and "large" in page.reading.toolTip()
     assert all(after < b for after, b in zip(page.errors, before))
-    assert page.table.item(0, 3).text() == f"{10 / len(statistics):.3g}"
+    weights = [planned.weight for planned in statistics]
+    assert page.table.item(0, 3).text() == f"{10 * weights[0] / sum(weights):.3g}"
 
     without_data = list(page.errors)
     load(qtbot, window, sample_path)  # loading the data changes no preview number
@@ -294,8 +296,6 @@ def test_quantiles_are_added_with_their_levels_and_only_their_mechanism(qtbot, w
     preview = window.preview_page
     preview.recompute()
     assert preview.table.item(row, 4).text().endswith("ranks")  # the error counts rows of rank, not years
-    preview.slider.setValue(preview.slider.maximum())  # the sample plan's fixed ε use all of ε = 1: leave some
-    preview.recompute()
     preview.table.selectRow(row)
     assert preview.plot.getAxis("bottom").labelText.startswith("distance of the released value's rank")
     assert preview.plot.getAxis("left").labelText == "chance of being taken (relative)"
