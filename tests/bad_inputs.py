@@ -70,6 +70,11 @@ def _spss_labels(table: Table) -> None:
     proposals = {p.name: p for p in propose_kinds(table)}
     assert proposals["region"].kind is ColumnKind.CATEGORICAL
     assert len(set(proposals["region"].offered_categories)) == 3  # two codes share a label: offered once
+    assert "1 code without a label (9) counts as outside the categories" in proposals["region"].reason
+    # a 1-to-5 scale that labels only its end points stays numbers: 2, 3 and 4 are not lost outside two categories
+    assert list(table.frame["satisfied"].dropna()) == [1, 5, 4, 2, 3] and "satisfied" not in table.value_labels
+    assert proposals["satisfied"].kind is ColumnKind.NUMERIC
+    assert "labels only a few of them (1 = not at all, 5 = completely very very very ver…)" in proposals["satisfied"].reason
 
 
 def _stata_labels(table: Table) -> None:

@@ -73,6 +73,31 @@ def test_spss_value_labels_become_the_offered_categories(tmp_path):
     assert region.kind is ColumnKind.CATEGORICAL and region.offered_categories == ("North", "South", "Islands")
 
 
+def test_spss_numbers_with_a_few_labelled_codes_stay_numbers(tmp_path):
+    """Income with "99999 = refused" labelled, and a scale labelled at its ends, are measurements: kept as numbers."""
+    frame = pd.DataFrame({
+        "income": [1200.0, 3400.0, 99999.0, 2500.0, 1800.0],
+        "trust": [1.0, 2.0, 3.0, 4.0, 5.0],
+        "region": [1.0, 2.0, 1.0, 2.0, 7.0],
+    })
+    path = tmp_path / "t.sav"
+    labels = {"income": {99999.0: "refused"}, "trust": {1.0: "none", 5.0: "complete"},
+              "region": {1.0: "North", 2.0: "South"}}
+    pyreadstat.write_sav(frame, str(path), variable_value_labels=labels)
+    table = load_table(path)
+    assert list(table.frame["income"]) == [1200, 3400, 99999, 2500, 1800]
+    assert list(table.frame["trust"]) == [1, 2, 3, 4, 5]
+    assert table.code_labels == {"income": {"99999": "refused"}, "trust": {"1": "none", "5": "complete"}}
+    assert table.value_labels == {"region": ("North", "South")}  # 2 of 3 codes labelled: a coded category
+    assert list(table.frame["region"]) == ["North", "South", "North", "South", 7.0]
+    proposals = {p.name: p for p in propose_kinds(table)}
+    assert proposals["income"].kind is proposals["trust"].kind is ColumnKind.NUMERIC
+    assert "labels only a few of them (99999 = refused)" in proposals["income"].reason
+    assert "99 = refused) counts as that number unless the file marks it missing" in proposals["income"].reason
+    assert proposals["region"].kind is ColumnKind.CATEGORICAL
+    assert proposals["region"].reason.endswith("1 code without a label (7) counts as outside the categories")
+
+
 def test_stata_value_labels_become_the_offered_categories(tmp_path):
     frame = pd.DataFrame({"employed": [0, 1, 1]})
     path = tmp_path / "t.dta"

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import pandas as pd
 
@@ -72,6 +72,9 @@ class Table:
     source: Path
     file_format: str
     value_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # columns kept as numbers although the file labels a few of their codes (a scale's end points,
+    # "99 = refused"): code -> label, for the proposal to name
+    code_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     encoding: str | None = None
     delimiter: str | None = None
     state: FileState | None = None  # the file as it was read; a release checks it has not changed since
@@ -410,13 +413,40 @@ def _load_statistics_file(path: Path, kind: str) -> Table:
     }
     frame, meta = readers[kind](str(path))
     labels: dict[str, tuple[str, ...]] = {}
+    code_labels: dict[str, dict[str, str]] = {}
     label_sets = getattr(meta, "variable_value_labels", None) or {}
     for column, mapping in label_sets.items():
-        if not mapping:
+        if not mapping or column not in frame:
+            continue
+        if _labels_only_some_numbers(frame[column], mapping):
+            code_labels[column] = {_code_text(code): str(label) for code, label in mapping.items()}
             continue
         labels[column] = tuple(dict.fromkeys(str(v) for v in mapping.values()))  # two codes may share a label
         frame[column] = frame[column].map(lambda v, m=mapping: m.get(v, v) if pd.notna(v) else v)
-    return Table(frame=frame, source=path, file_format=kind, value_labels=labels)
+    return Table(frame=frame, source=path, file_format=kind, value_labels=labels, code_labels=code_labels)
+
+
+def _labels_only_some_numbers(values: pd.Series, mapping: Mapping[Any, Any]) -> bool:
+    """Whether a labelled column is a measurement with a few labelled codes rather than a coded category.
+
+    A survey's 1-to-5 scale often labels only its end points, and an income "99 = refused": turning
+    those codes into labels would leave the other values outside every category. A column whose
+    labels cover fewer than half of the distinct numbers present stays numbers; the labels are named
+    in its proposal. (A coded category with a stray unlabelled code, region 9, still gets its labels.)
+    """
+    if not pd.api.types.is_numeric_dtype(values):
+        return False
+    present = pd.unique(values.dropna())
+    labelled = sum(1 for value in present if value in mapping)
+    return len(present) > 0 and labelled < len(present) / 2
+
+
+def _short(label: str, length: int = 30) -> str:
+    return label if len(label) <= length else label[: length - 1].rstrip() + "…"
+
+
+def _code_text(code: Any) -> str:
+    return f"{code:g}" if isinstance(code, float) else str(code)
 
 
 # ---------------------------------------------------------------- proposals
@@ -437,9 +467,15 @@ def _propose(table: Table, name: str) -> ColumnProposal:
     series = table.frame[name]
     storage = str(series.dtype)
     if name in table.value_labels:
-        return ColumnProposal(
-            name, storage, ColumnKind.CATEGORICAL, "the file gives value labels", table.value_labels[name]
-        )
+        offered = table.value_labels[name]
+        present = series.dropna()
+        unlabelled = [_code_text(value) for value in pd.unique(present[~present.isin(offered)])]
+        reason = "the file gives value labels"
+        if unlabelled:
+            shown = ", ".join(unlabelled[:5]) + (f" and {len(unlabelled) - 5} more" if len(unlabelled) > 5 else "")
+            codes = "1 code without a label" if len(unlabelled) == 1 else f"{len(unlabelled)} codes without a label"
+            reason += f"; {codes} ({shown}) {'counts' if len(unlabelled) == 1 else 'count'} as outside the categories"
+        return ColumnProposal(name, storage, ColumnKind.CATEGORICAL, reason, offered)
     if series.isna().all():
         return ColumnProposal(name, storage, ColumnKind.IGNORED, "every value is missing")
     if _ID_NAME.search(name):
@@ -447,7 +483,13 @@ def _propose(table: Table, name: str) -> ColumnProposal:
     if pd.api.types.is_bool_dtype(series):
         return ColumnProposal(name, storage, ColumnKind.CATEGORICAL, "yes/no values")
     if pd.api.types.is_numeric_dtype(series):
-        return ColumnProposal(name, storage, ColumnKind.NUMERIC, "the values are numbers")
+        reason = "the values are numbers"
+        if name in table.code_labels:
+            named = list(table.code_labels[name].items())
+            shown = ", ".join(f"{code} = {_short(label)}" for code, label in named[:3]) + (", ..." if len(named) > 3 else "")
+            reason += (f"; the file labels only a few of them ({shown}): a labelled code that means no answer "
+                       "(such as 99 = refused) counts as that number unless the file marks it missing")
+        return ColumnProposal(name, storage, ColumnKind.NUMERIC, reason)
     distinct = series.nunique(dropna=True)
     if distinct <= _MAX_PROPOSED_CATEGORIES:
         return ColumnProposal(name, storage, ColumnKind.CATEGORICAL, "text with few distinct values")
