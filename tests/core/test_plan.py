@@ -52,6 +52,19 @@ def test_overspending_plan_is_refused_with_the_amount(sample_plan_path):
         plan.validate()
 
 
+@pytest.mark.parametrize("extra, says", [
+    ({}, r"Statistic 1 \(count of rows\) has no 'epsilon': give one, e.g. \"epsilon\": 0.1\.$"),
+    ({"weight": 2}, r"with its 'weight', any value will do: its share of the total replaces it"),
+    ({"target_error": 50}, r"with its 'target_error', any value will do: the ε that meets the target replaces it"),
+])
+def test_a_statistic_without_epsilon_is_refused_with_what_to_write(sample_plan_path, extra, says):
+    def change(data):
+        data["statistics"][0] = {"type": "count", "mechanism": "laplace", "delta": 0.0, **extra}
+
+    with pytest.raises(PlanError, match=says):
+        edited(sample_plan_path, change)
+
+
 @pytest.mark.parametrize("epsilon", [0, -1, float("nan"), 1e9])
 def test_invalid_epsilon_is_refused(sample_plan_path, epsilon):
     with pytest.raises(WorkbenchError, match="ε"):  # NaN when the plan is read, the others when it is checked

@@ -145,6 +145,12 @@ class PlannedStatistic:
                 raise PlanError(f"{where}: '{key}' must be a positive number, not {value!r}.")
             optional[key] = value
         post = PostProcessing.from_json(data.get("post_processing"), where)
+        if "epsilon" not in data:
+            replaced = (" (with its 'target_error', any value will do: the ε that meets the target replaces it)"
+                        if optional["target_error"] is not None else
+                        " (with its 'weight', any value will do: its share of the total replaces it)"
+                        if optional["weight"] is not None else "")
+            raise PlanError(f"{where} ({statistic.label}) has no 'epsilon': give one, e.g. \"epsilon\": 0.1{replaced}.")
         return cls(statistic, mechanism, Budget.from_json(data, where), **optional, post=post)
 
 
