@@ -104,6 +104,13 @@ def test_statistics_by_group_round_trip_and_share_one_epsilon(sample_plan_path):
     assert plan.guarantee().epsilon == pytest.approx(0.8, rel=1e-4)  # eight regions, one ε: parallel composition
 
 
+def test_by_written_as_a_list_of_one_column_is_that_column_and_of_two_is_refused(sample_plan_path):
+    plan = edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region"]))
+    assert plan.statistics[3].statistic.by == "region"
+    with pytest.raises(PlanError, match=r"Statistic 4: 'by' names one categorical column.*not a list of 2.*crosstab"):
+        edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region", "sex"]))
+
+
 def test_grouping_by_a_column_that_is_not_categorical_is_refused(sample_plan_path):
     data = json.loads(sample_plan_path.read_text())
     data["statistics"] = [{"type": "count", "by": "age", "mechanism": "laplace", "epsilon": 0.1, "delta": 0.0}]

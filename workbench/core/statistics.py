@@ -835,8 +835,13 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
         raise PlanError(f"{where}: {kind!r} is not a statistic; choose one of {', '.join(STATISTIC_TYPES)}.")
     cls = STATISTIC_TYPES[data["type"]]
     by = data.get("by")
+    if isinstance(by, list) and len(by) == 1:  # ["region"]: one column written as a list
+        by = by[0]
+    if isinstance(by, list):
+        raise PlanError(f"{where}: 'by' names one categorical column, e.g. \"by\": \"region\", not a list of "
+                        f"{len(by)}. For counts by two or three columns, use a crosstab.")
     if by is not None and (not isinstance(by, str) or not by):
-        raise PlanError(f"{where}: 'by' must name a categorical column, or be left out.")
+        raise PlanError(f"{where}: 'by' must name a categorical column, e.g. \"by\": \"region\", or be left out.")
     if cls is Count:
         return Count(by=by)
     if cls is CrossTab:
