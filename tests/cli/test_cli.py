@@ -134,6 +134,7 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "variance", "column": "weekly_hours"},
     {"type": "stddev", "column": "annual_income", "by": "employed"},
     {"type": "histogram", "column": "education", "by": "sex"},
+    {"type": "histogram", "column": "age", "edges": [18, 30, 45, 65]},
     {"type": "quantiles", "column": "age", "levels": [0.9, 0.1, 0.5], "by": "sex"},
     {"type": "crosstab", "columns": ["sex", "employed", "education"]},
 ])
@@ -152,6 +153,10 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
     if statistic["type"] == "stddev":
         assert released["label"] == "standard deviation of annual_income by employed"
         assert all(0 <= c["value"] <= 100_000 for c in cells if c["value"] is not None)  # at most half the range
+    if "edges" in statistic:
+        assert [c["label"] for c in cells] == ["[0, 18)", "[18, 30)", "[30, 45)", "[45, 65)", "[65, 100]"]
+        assert "between the public edges" in released["method"]
+        assert sum(c["value"] for c in cells) == pytest.approx(25_000, rel=0.1)  # every kept row is in one interval
     if statistic["type"] == "crosstab":
         assert len(cells) == 3 * 2 * 6 and cells[0]["label"] == "female / yes / none"  # (other) kept for sex, not employed
     if statistic["type"] == "quantiles":

@@ -111,6 +111,23 @@ def test_by_written_as_a_list_of_one_column_is_that_column_and_of_two_is_refused
         edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region", "sex"]))
 
 
+def test_numeric_histogram_round_trips_with_its_edges(sample_plan_path):
+    plan = edited(sample_plan_path, lambda d: d["statistics"].append(
+        {"type": "histogram", "column": "age", "edges": [18, 30.5, 65], "mechanism": "laplace", "epsilon": 0.1}))
+    assert plan.statistics[-1].statistic.edges == (18.0, 30.5, 65.0)
+    assert plan.statistics[-1].to_json()["edges"] == [18.0, 30.5, 65.0]
+    assert ReleasePlan.from_json(plan.to_json()) == plan
+    plan = edited(sample_plan_path, lambda d: d["total_budget"].update(epsilon=1.1) or d["statistics"].append(
+        {"type": "histogram", "column": "age", "edges": [18, 30.5, 65], "mechanism": "laplace", "epsilon": 0.1}))
+    plan.validate()
+
+
+@pytest.mark.parametrize("edges", [[], "18, 65", [18, "65"], [18, float("inf")], [True]])
+def test_histogram_edges_that_are_not_a_list_of_numbers_are_refused(sample_plan_path, edges):
+    with pytest.raises(PlanError, match=r"'edges' must be a list of numbers .* such as \[18, 30, 45, 65\]"):
+        edited(sample_plan_path, lambda d: d["statistics"].append({"type": "histogram", "column": "age", "edges": edges}))
+
+
 def test_grouping_by_a_column_that_is_not_categorical_is_refused(sample_plan_path):
     data = json.loads(sample_plan_path.read_text())
     data["statistics"] = [{"type": "count", "by": "age", "mechanism": "laplace", "epsilon": 0.1, "delta": 0.0}]

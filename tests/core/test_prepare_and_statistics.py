@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.core.errors import SchemaError
+from workbench.core.errors import SchemaError, WorkbenchError
+from workbench.core.mechanisms import MechanismKind
 from workbench.core.io import Table
 from workbench.core.prepare import prepare
 from workbench.core.schema import (
@@ -80,6 +81,42 @@ def test_histogram_releases_every_public_category_even_empty_and_an_other_bin():
     assert keep.columns[0].bins == ("a", "b", "never", OTHER_BIN)
     assert Histogram("c").exact(prepare(t, keep)) == ([2, 1, 0, 1],)
     assert Histogram("c").exact(prepare(t, drop)) == ([2, 1, 0],)
+
+
+def test_numeric_histogram_counts_half_open_intervals_between_public_edges():
+    """[0, 18), [18, 65), [65, 100]: an edge belongs to the interval above it, the upper bound to the last one,
+    and values outside the bounds (clamped) to the first or last interval."""
+    s = Schema((NumericColumn("age", lower=0, upper=100, missing=MissingPolicy(MissingAction.DROP)),
+                CategoricalColumn("sex", categories=("f", "m"), outside=OutsideCategories.DROP,
+                                  missing=MissingPolicy(MissingAction.DROP))))
+    data = prepare(table(age=[-3.0, 0.0, 17.99, 18.0, 64.0, 65.0, 100.0, 250.0, None],
+                         sex=["f", "m", "f", "f", "m", "m", "f", "m", "f"]), s)
+    histogram = Histogram("age", edges=(18, 65))
+    assert histogram.exact(data) == ([3, 2, 3],)
+    assert [cell.label for cell in histogram.estimate([[3, 2, 3]], histogram_noise(histogram, s), s, 0.95)] == [
+        "[0, 18)", "[18, 65)", "[65, 100]"]
+    assert Histogram("age", by="sex", edges=(18, 65)).exact(data) == ([2, 1, 1, 1, 1, 2],)  # f: 2, 1, 1; m: 1, 1, 2
+    assert "between the public edges" in histogram.method(s)
+
+
+def histogram_noise(histogram, schema):
+    from workbench.core.mechanisms import calibrate
+
+    (query,) = histogram.queries(schema)
+    return (calibrate(MechanismKind.LAPLACE, query.sensitivity.l1, 1.0),)
+
+
+@pytest.mark.parametrize("statistic, says", [
+    (Histogram("age"), r"needs the edges that cut its bounds \[0, 100\] into intervals"),
+    (Histogram("age", edges=(65, 18)), r"must increase and lie strictly between its bounds 0 and 100"),
+    (Histogram("age", edges=(0, 50)), r"strictly between its bounds"),
+    (Histogram("age", edges=(50, 100)), r"strictly between its bounds"),
+    (Histogram("sex", edges=(1,)), r"edges, which are for a numeric column.*'sex' is described as categorical"),
+])
+def test_numeric_histogram_edges_are_checked_before_any_data(statistic, says):
+    s = Schema((NumericColumn("age", lower=0, upper=100), CategoricalColumn("sex", categories=("f", "m"))))
+    with pytest.raises(WorkbenchError, match=says):
+        statistic.queries(s)
 
 
 def test_categories_match_whole_numbers_written_as_floats():

@@ -477,37 +477,80 @@ class _CellCounts:
 
 @dataclass(frozen=True)
 class Histogram(_CellCounts, ColumnStatistic):
-    """Counts of every public category of a column (empty ones too), and of 'other' if kept."""
+    """Counts of every public category of a column (empty ones too), and of 'other' if kept; or, for a
+    numeric column, counts in the intervals that public ``edges`` cut its bounds into (age bands).
 
+    Numeric values were clamped to the bounds when the data were prepared, so a value outside them is
+    counted in the first or last interval, as every other statistic of the column counts it at the bound.
+    """
+
+    edges: tuple[float, ...] = ()
     type_name: ClassVar[str] = "histogram"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "edges", tuple(float(edge) for edge in self.edges))
+
     def queries(self, schema: Schema) -> tuple[Query, ...]:
-        _categorical(schema, self.column, "histogram")
+        self._bins(schema)
         self.groups(schema)  # checks the grouping column
         return (Query("bins", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0, scalar=False),)
 
+    def _bins(self, schema: Schema) -> tuple[str, ...]:
+        """The bins' labels: the categories (and '(other)'), or the intervals between the edges."""
+        spec = schema.column(self.column)
+        if not isinstance(spec, NumericColumn):
+            if self.edges:
+                raise PlanError(
+                    f"The histogram of '{self.column}' has interval edges, which are for a numeric column, but "
+                    f"'{self.column}' is described as {spec.kind}. Remove the edges to count its categories."
+                )
+            return _categorical(schema, self.column, "histogram").bins
+        spec = _numeric(schema, self.column, "histogram")
+        if not self.edges:
+            raise PlanError(
+                f"The histogram of '{self.column}' needs the edges that cut its bounds [{spec.lower:g}, "
+                f"{spec.upper:g}] into intervals, e.g. \"edges\": [18, 65]: public values, never read from the data."
+            )
+        points = (spec.lower, *self.edges, spec.upper)
+        if any(not low < high for low, high in zip(points, points[1:])):
+            raise PlanError(
+                f"The edges of the histogram of '{self.column}' ({', '.join(f'{e:g}' for e in self.edges)}) must "
+                f"increase and lie strictly between its bounds {spec.lower:g} and {spec.upper:g}."
+            )
+        return tuple(f"[{low:g}, {high:g}{']' if i == len(points) - 2 else ')'}"
+                     for i, (low, high) in enumerate(zip(points, points[1:])))
+
     def _cell_labels(self, schema: Schema) -> list[str]:
-        bins = _categorical(schema, self.column, "histogram").bins
+        bins = self._bins(schema)
         return [f"{group} / {b}" if self.by else b for group in self.groups(schema) for b in bins]
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
-        spec = _categorical(data.schema, self.column, "histogram")
+        bins = self._bins(data.schema)
         rows = data.complete(self.column_names)
-        bins = bin_codes(spec, rows[self.column])
+        if self.edges:  # clamped to the bounds already: [lower, e1) is 0, ..., [ek, upper] is k
+            codes = np.searchsorted(np.asarray(self.edges), rows[self.column].to_numpy(dtype=np.float64), side="right")
+        else:
+            codes = bin_codes(_categorical(data.schema, self.column, "histogram"), rows[self.column])
         groups = _group_codes(self, data)
-        cells = len(spec.bins) * len(self.groups(data.schema))
-        codes = np.where((bins >= 0) & (groups >= 0), groups * len(spec.bins) + bins, -1)
+        cells = len(bins) * len(self.groups(data.schema))
+        codes = np.where((codes >= 0) & (groups >= 0), groups * len(bins) + codes, -1)
         return (_counts_by_group(codes, cells),)
 
     def method(self, schema: Schema) -> str:
+        where = f", within each category of {self.by}" if self.by else ""
+        if self.edges:
+            return (f"Rows counted in each interval of {self.column} between the public edges (values outside the "
+                    f"bounds in the first or last interval){where}, plus integer noise in every bin.")
         spec = _categorical(schema, self.column, "histogram")
         outside = (
             "values outside the list are counted in '(other)'"
             if len(spec.bins) > len(spec.categories)
             else "values outside the list are left out"
         )
-        where = f", within each category of {self.by}" if self.by else ""
         return f"Rows counted in each public category ({outside}){where}, plus integer noise in every bin."
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), **({"edges": list(self.edges)} if self.edges else {})}
 
 
 @dataclass(frozen=True)
@@ -861,4 +904,13 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
                 f"[0.25, 0.5, 0.75]; it is {levels!r}."
             )
         return Quantiles(column=column, by=by, levels=tuple(levels))
+    if cls is Histogram and data.get("edges") is not None:
+        edges = data["edges"]
+        if (not isinstance(edges, list) or not edges
+                or any(isinstance(e, bool) or not isinstance(e, (int, float)) or not math.isfinite(e) for e in edges)):
+            raise PlanError(
+                f"{where}: 'edges' must be a list of numbers that cut the column's bounds into intervals, such as "
+                f"[18, 30, 45, 65]; it is {edges!r}."
+            )
+        return Histogram(column=column, by=by, edges=tuple(edges))
     return cls(column=column, by=by)  # type: ignore[call-arg]
