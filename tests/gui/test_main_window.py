@@ -276,6 +276,29 @@ def test_the_mechanism_of_a_statistic_can_be_changed_in_place(qtbot, window, sam
     assert window.statistics_page.list.cellWidget(0, 1).currentText() == "gaussian"
 
 
+def test_a_numeric_histogram_is_added_with_its_edges_checked_against_the_bounds(qtbot, window, sample_plan_path):
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    page.type.setCurrentText("histogram")
+    columns = [page.column.itemText(i) for i in range(page.column.count())]
+    assert "age" in columns and "region" in columns  # numeric columns are offered beside categorical ones
+    page.column.setCurrentText("region")
+    assert not page.edges.isVisibleTo(page) and page.add.isEnabled()
+    page.column.setCurrentText("age")
+    assert page.edges.isVisibleTo(page) and not page.add.isEnabled()  # no edges yet
+    assert "needs the edges that cut its bounds [0, 100]" in page.edges.toolTip()
+    page.edges.setText("18, 150")
+    assert not page.add.isEnabled() and "strictly between its bounds 0 and 100" in page.edges.toolTip()
+    page.edges.setText("18, about 65")
+    assert not page.add.isEnabled() and "not all numbers" in page.edges.toolTip()
+    page.edges.setText("18, 30, 45, 65")
+    assert page.add.isEnabled()
+    page.add.click()
+    planned = window.document.plan.statistics[-1]
+    assert planned.statistic.label == "histogram of age cut at 18, 30, 45, 65" and planned.statistic.edges == (18, 30, 45, 65)
+    window.document.budgeted().validate()  # the plan, its ε shared by weight, is sound
+
+
 def test_quantiles_are_added_with_their_levels_and_only_their_mechanism(qtbot, window, sample_plan_path):
     assert window.open_plan(sample_plan_path)
     page = window.statistics_page

@@ -490,6 +490,11 @@ class Histogram(_CellCounts, ColumnStatistic):
     def __post_init__(self) -> None:
         object.__setattr__(self, "edges", tuple(float(edge) for edge in self.edges))
 
+    @property
+    def label(self) -> str:
+        cut = f" cut at {', '.join(f'{edge:g}' for edge in self.edges)}" if self.edges else ""
+        return f"histogram of {self.column}{cut}{self._by_words()}"
+
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         self._bins(schema)
         self.groups(schema)  # checks the grouping column

@@ -23,13 +23,13 @@ from workbench.core.plan import Budget, PlannedStatistic
 from workbench.core.postprocess import PostProcessing
 from workbench.core.schema import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
-from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Quantiles, Statistic
+from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Histogram, Quantiles, Statistic
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 
 NEEDS = {
     "count": None, "sum": NumericColumn, "mean": NumericColumn, "variance": NumericColumn,
-    "stddev": NumericColumn, "histogram": CategoricalColumn, "quantiles": NumericColumn,
+    "stddev": NumericColumn, "histogram": (CategoricalColumn, NumericColumn), "quantiles": NumericColumn,
     "crosstab": CategoricalColumn,
 }
 WORDS = {
@@ -38,7 +38,8 @@ WORDS = {
     "mean": "the average of a numeric column",
     "variance": "the spread of a numeric column (sample variance, divisor n - 1)",
     "stddev": "the standard deviation of a numeric column (square root of the variance)",
-    "histogram": "how many rows fall in each category (by another column: a cross-tabulation)",
+    "histogram": "how many rows fall in each category, or in each interval of a numeric column between edges you "
+                 "give (by another column: a cross-tabulation)",
     "quantiles": "values below which given shares of the rows lie: the median (0.5), quartiles, deciles",
     "crosstab": "how many rows fall in each combination of the categories of two or three columns",
 }
@@ -48,6 +49,9 @@ MECHANISM_WORDS = {
     "exponential": "Selection among points of the bounds, likelier the closer to the level: pure ε-DP (quantiles)",
 }
 DEFAULT_LEVELS = "0.25, 0.5, 0.75"
+EDGES_TIP = ("Where the intervals of a numeric column begin, separated by commas, strictly between its bounds: "
+             "18, 65 with bounds 0 and 100 counts [0, 18), [18, 65) and [65, 100]. Public values, never read from "
+             "the data.")
 NO_GROUP = "(all rows)"
 POST_PROCESSING_CHOICES = {
     "none": PostProcessing(),
@@ -86,6 +90,11 @@ class StatisticsPage(QWidget):
         self.levels.setAccessibleName("quantile levels")
         self.levels.setToolTip("Quantile levels between 0 and 1, separated by commas: 0.5 is the median.")
         self.levels_label = QLabel("at levels")
+        self.edges = QLineEdit()
+        self.edges.setAccessibleName("interval edges")
+        self.edges.setPlaceholderText("e.g. 18, 30, 45, 65")
+        self.edges.setToolTip(EDGES_TIP)
+        self.edges_label = QLabel("cut at")
         self.second, self.third = QComboBox(), QComboBox()
         self.second.setAccessibleName("second column")
         self.third.setAccessibleName("third column")
@@ -114,6 +123,7 @@ class StatisticsPage(QWidget):
 
         chooser = QHBoxLayout()
         for label, widget in (("Statistic:", self.type), ("of", self.column), (self.levels_label, self.levels),
+                              (self.edges_label, self.edges),
                               (self.crossed_labels[0], self.second), (self.crossed_labels[1], self.third),
                               ("by", self.by), ("with", self.mechanism)):
             chooser.addWidget(label if isinstance(label, QLabel) else QLabel(label))
@@ -132,6 +142,8 @@ class StatisticsPage(QWidget):
 
         self.type.currentTextChanged.connect(self._offer_columns)
         self.levels.textChanged.connect(self._check_levels)
+        self.edges.textChanged.connect(self._check_levels)
+        self.column.currentTextChanged.connect(self._show_edges)
         self.add.clicked.connect(self._add)
         self.remove.clicked.connect(self._remove)
         self.up.clicked.connect(lambda: self._move(-1))
@@ -252,7 +264,29 @@ class StatisticsPage(QWidget):
             box.addItems([*extra, *categorical])
             if chosen in extra + categorical:
                 box.setCurrentText(chosen)
+        self._show_edges()
+
+    def _numeric_histogram(self) -> bool:
+        if STATISTIC_TYPES.get(self.type.currentText()) is not Histogram or not self.column.currentText():
+            return False
+        return any(isinstance(s, NumericColumn) and s.name == self.column.currentText()
+                   for s in self.document.plan.schema.columns)
+
+    def _show_edges(self) -> None:
+        numeric = self._numeric_histogram()
+        self.edges.setVisible(numeric)
+        self.edges_label.setVisible(numeric)
         self._check_levels()
+
+    def parsed_edges(self) -> tuple[float, ...]:
+        """The typed interval edges of a numeric histogram; a WorkbenchError says what is wrong with them."""
+        parts = [p for p in self.edges.text().replace(";", ",").split(",") if p.strip()]
+        try:
+            return tuple(parse_number(part) for part in parts)
+        except ValueError:
+            raise WorkbenchError(
+                f"'{self.edges.text().strip()}' are not all numbers; type edges such as 18, 30, 45, 65."
+            ) from None
 
     def parsed_levels(self) -> tuple[float, ...]:
         """The typed quantile levels; a WorkbenchError says what is wrong with them."""
@@ -282,7 +316,15 @@ class StatisticsPage(QWidget):
                 problem = str(exc)
         self.levels.setStyleSheet("border: 1px solid #c0392b;" if problem else "")
         self.levels.setToolTip(problem or "Quantile levels between 0 and 1, separated by commas: 0.5 is the median.")
-        self.add.setEnabled(ready and not problem)
+        edges_problem = ""
+        if self._numeric_histogram():
+            try:  # the same check as the plan's: increasing, strictly inside the column's bounds
+                Histogram(self.column.currentText(), edges=self.parsed_edges()).queries(self.document.plan.schema)
+            except WorkbenchError as exc:
+                edges_problem = str(exc)
+        self.edges.setStyleSheet("border: 1px solid #c0392b;" if edges_problem and self.edges.text() else "")
+        self.edges.setToolTip(edges_problem or EDGES_TIP)
+        self.add.setEnabled(ready and not problem and not edges_problem)
 
     def new_statistic(self) -> Statistic:
         kind = STATISTIC_TYPES[self.type.currentText()]
@@ -291,6 +333,8 @@ class StatisticsPage(QWidget):
             return Count(by=by)
         if kind is Quantiles:
             return Quantiles(column=self.column.currentText(), by=by, levels=self.parsed_levels())
+        if kind is Histogram and self._numeric_histogram():
+            return Histogram(column=self.column.currentText(), by=by, edges=self.parsed_edges())
         if kind is CrossTab:
             third = () if self.third.currentText() in ("", NO_THIRD) else (self.third.currentText(),)
             return CrossTab(columns=(self.column.currentText(), self.second.currentText(), *third), by=by)
