@@ -97,6 +97,8 @@ CASES = [
     (Sum("x", by="c"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 2, 0.5),
     (Mean("x", by="c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 1.0),
     (Histogram("c", by="c"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 1, 0.5),
+    (Histogram("x", edges=(10, 50, 90)), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 3, 0.5),
+    (Histogram("x", by="c", edges=(25, 75)), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 1, 0.5),
     (CrossTab(("c", "d")), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 2, 0.5),
 ]
 
