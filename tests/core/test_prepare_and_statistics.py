@@ -97,6 +97,11 @@ def test_numeric_histogram_counts_half_open_intervals_between_public_edges():
         "[0, 18)", "[18, 65)", "[65, 100]"]
     assert Histogram("age", by="sex", edges=(18, 65)).exact(data) == ([2, 1, 1, 1, 1, 2],)  # f: 2, 1, 1; m: 1, 1, 2
     assert "between the public edges" in histogram.method(s)
+    income = Schema((NumericColumn("income", lower=0, upper=2e6),))
+    wide = Histogram("income", edges=(100000.1, 100000.4, 1e6))
+    assert wide.label == "histogram of income cut at 100000.1, 100000.4, 1000000"
+    assert [c.label for c in wide.estimate([[0, 0, 0, 0]], histogram_noise(wide, income), income, 0.95)] == [
+        "[0, 100000.1)", "[100000.1, 100000.4)", "[100000.4, 1000000)", "[1000000, 2000000]"]
 
 
 def histogram_noise(histogram, schema):

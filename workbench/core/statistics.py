@@ -492,7 +492,7 @@ class Histogram(_CellCounts, ColumnStatistic):
 
     @property
     def label(self) -> str:
-        cut = f" cut at {', '.join(f'{edge:g}' for edge in self.edges)}" if self.edges else ""
+        cut = f" cut at {', '.join(_exactly(edge) for edge in self.edges)}" if self.edges else ""
         return f"histogram of {self.column}{cut}{self._by_words()}"
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
@@ -522,7 +522,7 @@ class Histogram(_CellCounts, ColumnStatistic):
                 f"The edges of the histogram of '{self.column}' ({', '.join(f'{e:g}' for e in self.edges)}) must "
                 f"increase and lie strictly between its bounds {spec.lower:g} and {spec.upper:g}."
             )
-        return tuple(f"[{low:g}, {high:g}{']' if i == len(points) - 2 else ')'}"
+        return tuple(f"[{_exactly(low)}, {_exactly(high)}{']' if i == len(points) - 2 else ')'}"
                      for i, (low, high) in enumerate(zip(points, points[1:])))
 
     def _cell_labels(self, schema: Schema) -> list[str]:
@@ -556,6 +556,11 @@ class Histogram(_CellCounts, ColumnStatistic):
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), **({"edges": list(self.edges)} if self.edges else {})}
+
+
+def _exactly(value: float) -> str:
+    """An interval's end as typed: 1000000 and 100000.1, not 1e+06 and 100000 (two edges never read alike)."""
+    return np.format_float_positional(value, trim="-")
 
 
 @dataclass(frozen=True)
