@@ -121,6 +121,8 @@ class Statistic:
     by: str | None = None  # a categorical column: one value per group
     mechanisms: ClassVar[tuple[MechanismKind, ...]] = (MechanismKind.LAPLACE, MechanismKind.GAUSSIAN)
     error_unit: ClassVar[str] = ""  # what the error bound counts, if not the statistic's own units
+    # the noise goes into sums the value is computed from (a mean, a variance), not into the value itself
+    computed_from_noisy_sums: ClassVar[bool] = False
 
     @property
     def label(self) -> str:
@@ -381,6 +383,7 @@ class Mean(ColumnStatistic):
     """The mean of a numeric column: a noisy centred sum over a noisy (or public) count."""
 
     type_name: ClassVar[str] = "mean"
+    computed_from_noisy_sums: ClassVar[bool] = True
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = _grid(_numeric(schema, self.column, "mean"))
@@ -574,6 +577,7 @@ class Variance(ColumnStatistic):
     """
 
     type_name: ClassVar[str] = "variance"
+    computed_from_noisy_sums: ClassVar[bool] = True
 
     def _grids(self, schema: Schema) -> tuple[SumGrid, SumGrid, int]:
         grid = _grid(_numeric(schema, self.column, self.type_name))

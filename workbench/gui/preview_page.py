@@ -451,7 +451,7 @@ class PreviewPage(QWidget):
         for line, edge in zip(self.edges, (-halfwidth * unit, halfwidth * unit)):
             line.setValue(edge)
             line.show()
-        derived = queries[0].name == "centred sum"  # a mean or a variance: the noise goes into a sum behind it
+        derived = planned.statistic.computed_from_noisy_sums
         ranks = planned.statistic.error_unit == "ranks"
         self._label_axis("bottom", RANK_AXIS if ranks else SUM_AXIS if derived else STATISTIC_AXIS)
         self._label_axis("left", RANK_CHANCE if ranks else PROBABILITY if unit == 1 else DENSITY)
@@ -472,7 +472,7 @@ class PreviewPage(QWidget):
         error = self.errors[row] if row < len(self.errors) else None
         own = f"± {readable(error)}, as in the table" if error is not None and math.isfinite(error) else "in the table"
         self.plot_title.setText(
-            f"Noise added to the <b>centred sum</b>, one of the measurements <b>{planned.statistic.label}</b> is "
+            f"Noise added to the <b>{queries[0].name}</b>, one of the measurements <b>{planned.statistic.label}</b> is "
             f"computed from ({', '.join(query.name for query in queries)}; {mechanism}): 95% of draws fall between "
             f"the red lines (± {readable(halfwidth * unit)}, in the units of the sum). The statistic's own error is "
             f"{own}."
