@@ -230,3 +230,17 @@ def test_version_names_the_libraries_the_guarantee_rests_on(capsys, sample_path,
     assert software["libraries"] == {
         "OpenDP": version("opendp"), "accountant checked against dp-accounting": version("dp-accounting"),
     }
+
+
+@pytest.mark.timeout(120)  # a cap that turns a hang into a failure (issue 19): no speed is asserted
+def test_awkward_quantile_levels_and_bounds_coverage_do_not_hang(sample_path, sample_plan_path, tmp_path, capsys):
+    plan = json.loads(sample_plan_path.read_text())
+    plan["statistics"] = [{"type": "quantiles", "column": "age", "levels": [1 / 3, 0.123456789, 0.3333333],
+                           "mechanism": "exponential", "epsilon": 0.5}]
+    plan_path = tmp_path / "awkward.plan.json"
+    plan_path.write_text(json.dumps(plan))
+    assert main(["plan-budget", str(plan_path)]) == 0
+    assert main(["release", str(sample_path), "--plan", str(plan_path), "--out", str(tmp_path / "r"), *BUDGET]) == 0
+    assert main(["bounds", str(sample_path), "--plan", str(plan_path), "--column", "annual_income", "--epsilon", "0.5",
+                 "--coverage", "0.9", "--dataset-budget", "10", "1e-6"]) == 0
+    assert "Suggested bounds for 'annual_income'" in capsys.readouterr().out

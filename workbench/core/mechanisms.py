@@ -181,10 +181,27 @@ def calibrate_quantile(distance: int, alpha: float, epsilon: float, verified: bo
 
 @lru_cache(maxsize=4096)
 def _verified_quantile_scale(distance: int, alpha: float, epsilon: float) -> float:
+    """The formula's scale, raised until OpenDP's map accepts it, in a bounded number of steps.
+
+    OpenDP turns α into a fraction before it computes the privacy loss, so for a level such as
+    1/3 or 0.123456789 its loss exceeds the formula's by a few parts in 10^5: far more than an
+    ulp, and a search in ulps would take ~10^11 steps. The loss is inversely proportional to the
+    scale, so one multiplication by loss/ε lands on (or a rounding error below) the answer; each
+    further step widens the margin geometrically, so the search ends within a few dozen checks.
+    """
     scale = 2.0 * distance * max(alpha, 1.0 - alpha) / epsilon
-    while _quantile_measurement((0.0, 1.0), alpha, scale).map(distance) > epsilon:
-        scale = math.nextafter(scale, math.inf)
-    return scale
+    for step in range(_MAX_SCALE_STEPS):
+        loss = _quantile_measurement((0.0, 1.0), alpha, scale).map(distance)
+        if loss <= epsilon:
+            return scale
+        scale = max(scale * (loss / epsilon), math.nextafter(scale, math.inf)) * (1.0 + 1e-15 * 2.0 ** step)
+    raise BudgetError(  # unreachable in practice: the margin has grown to more than 10x by now
+        f"OpenDP did not accept any noise scale for the quantile at level {alpha!r} and ε = {epsilon:g}. "
+        "Choose a simpler level (such as 0.25) or another ε."
+    )
+
+
+_MAX_SCALE_STEPS = 60  # the margin above the formula reaches 1e-15 * 2^60 > 1,000x: every search ends here
 
 
 @lru_cache(maxsize=64)
@@ -233,10 +250,15 @@ def _gaussian_measurement(scale: float) -> Any:
 
 @lru_cache(maxsize=4096)
 def _laplace_scale(sensitivity: int, epsilon: float) -> float:
+    """sensitivity / ε, raised until OpenDP's map agrees (float rounding), in a bounded number of
+    steps: the margin doubles from one ulp-sized factor at each check."""
     scale = sensitivity / epsilon
-    while _laplace_measurement(scale).map(sensitivity) > epsilon:  # float rounding: step up until OpenDP agrees
-        scale = math.nextafter(scale, math.inf)
-    return scale
+    for step in range(_MAX_SCALE_STEPS):
+        loss = _laplace_measurement(scale).map(sensitivity)
+        if loss <= epsilon:
+            return scale
+        scale = max(scale * (loss / epsilon), math.nextafter(scale, math.inf)) * (1.0 + 1e-15 * 2.0 ** step)
+    raise BudgetError(f"OpenDP did not accept any Laplace scale for sensitivity {sensitivity} and ε = {epsilon:g}.")
 
 
 def _approx_dp(scale: float, delta: float) -> Any:
