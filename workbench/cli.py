@@ -267,7 +267,7 @@ def _bounds(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
-    plan = ReleasePlan.load(args.plan)
+    plan = budget_plan(ReleasePlan.load(args.plan))  # ε from targets and weights, as plan-budget shows it
     plan.validate()  # refuse an unsound plan before opening the data
     table = _load(args)
     result = release(table, plan, Ledger(args.ledger), dataset_budget=_dataset_budget(args))
@@ -386,7 +386,7 @@ def _print_release(result: Release) -> None:
                 (
                     statistic.label,
                     cell.label,
-                    _format_value(cell.value, None if cell.error_unit else cell.error),
+                    _format_value(cell.value, None if cell.error_unit else cell.error) if cell.reliable else "not reliable",
                     "n/a" if cell.error is None else _with_unit(_format_value(cell.error, cell.error), cell.error_unit),
                     f"{statistic.epsilon:g}",
                     f"{statistic.delta:g}",

@@ -52,17 +52,30 @@ def test_overspending_plan_is_refused_with_the_amount(sample_plan_path):
         plan.validate()
 
 
-@pytest.mark.parametrize("extra, says", [
-    ({}, r"Statistic 1 \(count of rows\) has no 'epsilon': give one, e.g. \"epsilon\": 0.1\.$"),
-    ({"weight": 2}, r"with its 'weight', any value will do: its share of the total replaces it"),
-    ({"target_error": 50}, r"with its 'target_error', any value will do: the ε that meets the target replaces it"),
-])
-def test_a_statistic_without_epsilon_is_refused_with_what_to_write(sample_plan_path, extra, says):
+def test_a_statistic_without_epsilon_weight_or_target_is_refused_with_what_to_write(sample_plan_path):
+    def change(data):
+        data["statistics"][0] = {"type": "count", "mechanism": "laplace", "delta": 0.0}
+
+    with pytest.raises(PlanError, match=r"Statistic 1 \(count of rows\) has no 'epsilon': give one, e.g. \"epsilon\": 0.1, "
+                                        r"or a 'weight' .* or a 'target_error'"):
+        edited(sample_plan_path, change)
+
+
+@pytest.mark.parametrize("extra", [{"weight": 2}, {"target_error": 50}])
+def test_a_weight_or_target_needs_no_placeholder_epsilon(sample_plan_path, extra):
+    from workbench.core.planner import budget_plan
+
     def change(data):
         data["statistics"][0] = {"type": "count", "mechanism": "laplace", "delta": 0.0, **extra}
 
-    with pytest.raises(PlanError, match=says):
-        edited(sample_plan_path, change)
+    plan = edited(sample_plan_path, change)
+    assert "epsilon" not in plan.statistics[0].to_json()  # saved as written: the planner fills it in
+    with pytest.raises(PlanError, match="plan the budget first"):
+        plan.validate()
+    planned = budget_plan(plan)
+    assert planned.statistics[0].budget.epsilon > 0
+    if "weight" not in extra:
+        planned.validate()
 
 
 @pytest.mark.parametrize("epsilon", [0, -1, float("nan"), 1e9])

@@ -9,6 +9,7 @@ from PySide6.QtGui import QDropEvent
 
 from gui_helpers import load
 from workbench.core.ledger import Ledger
+from workbench.core.postprocess import PostProcessing
 from workbench.core.schema import NumericColumn
 from workbench.gui.formatting import readable
 
@@ -348,7 +349,9 @@ def test_post_processing_is_chosen_per_statistic(qtbot, window, sample_plan_path
     assert window.open_plan(sample_plan_path)
     page = window.statistics_page
     box = page.list.cellWidget(0, 3)
-    assert box.currentText() == "none"
+    assert box.currentText() == "clamp"  # the default: a count is never published below 0
+    box.setCurrentText("none")
+    assert window.document.plan.statistics[0].post == PostProcessing()  # the default can be turned off
     box.setCurrentText("clamp, round to 10")
     post = window.document.plan.statistics[0].post
     assert post.clamp and post.round_to == 10
@@ -357,7 +360,8 @@ def test_post_processing_is_chosen_per_statistic(qtbot, window, sample_plan_path
     page.add.click()
     row = len(window.document.plan.statistics) - 1
     offered = page.list.cellWidget(row, 3)
-    assert [offered.itemText(i) for i in range(offered.count())] == ["none", "clamp"]
+    assert [offered.itemText(i) for i in range(offered.count())] == ["clamp", "none"]
+    assert offered.currentText() == "none"  # a quantile is on a grid of the bounds already: nothing to clamp
     histogram = next(i for i, p in enumerate(window.document.plan.statistics) if p.statistic.type_name == "histogram")
     choices = page.list.cellWidget(histogram, 3)
     assert "sum to the count" in [choices.itemText(i) for i in range(choices.count())]

@@ -14,7 +14,7 @@ from typing import Sequence
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import Release
 
-CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
+CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
 
 
 def result_rows(result: Release) -> list[dict[str, object]]:
@@ -31,6 +31,7 @@ def result_rows(result: Release) -> list[dict[str, object]]:
                     "value": "" if cell.value is None else cell.value,
                     "error": "" if cell.error is None else cell.error,
                     "error_unit": cell.error_unit or "value",
+                    "reliable": "yes" if cell.reliable else "no",
                     "confidence": result.confidence,
                     "epsilon": statistic.epsilon,
                     "delta": statistic.delta,

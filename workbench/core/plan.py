@@ -110,7 +110,16 @@ class PlannedStatistic:
     budget: Budget
     target_error: float | None = None
     weight: float | None = None
-    post: PostProcessing = PostProcessing()
+    post: PostProcessing = None  # type: ignore[assignment]  # None: the statistic's default (``PostProcessing.default_for``)
+
+    def __post_init__(self) -> None:
+        if self.post is None:
+            object.__setattr__(self, "post", PostProcessing.default_for(self.statistic))
+
+    @property
+    def budget_from_planner(self) -> bool:
+        """Whether the planner sets this statistic's ε (from its accuracy target or its weight)."""
+        return self.target_error is not None or self.weight is not None
 
     def noises(self, schema: Schema, verified: bool = True) -> tuple[Noise, ...]:
         """Calibrated noise for each query of the statistic; touches no data (``verified``: see ``calibrate``).
@@ -119,12 +128,15 @@ class PlannedStatistic:
         return _noises(self, schema, verified)
 
     def to_json(self) -> dict[str, Any]:
-        out = {**self.statistic.to_json(), "mechanism": self.mechanism.value, **self.budget.to_json()}
+        budget = self.budget.to_json()
+        if self.budget_from_planner and self.budget.epsilon == UNPLANNED:
+            del budget["epsilon"]  # the planner fills it in
+        out = {**self.statistic.to_json(), "mechanism": self.mechanism.value, **budget}
         if self.target_error is not None:
             out["target_error"] = self.target_error
         if self.weight is not None:
             out["weight"] = self.weight
-        if self.post.chosen:
+        if self.post != PostProcessing.default_for(self.statistic):
             out["post_processing"] = self.post.to_json()
         return out
 
@@ -144,14 +156,20 @@ class PlannedStatistic:
                                       or not math.isfinite(value) or value <= 0):
                 raise PlanError(f"{where}: '{key}' must be a positive number, not {value!r}.")
             optional[key] = value
-        post = PostProcessing.from_json(data.get("post_processing"), where)
+        post = PostProcessing.from_json(data.get("post_processing"), where) if "post_processing" in data else None
         if "epsilon" not in data:
-            replaced = (" (with its 'target_error', any value will do: the ε that meets the target replaces it)"
-                        if optional["target_error"] is not None else
-                        " (with its 'weight', any value will do: its share of the total replaces it)"
-                        if optional["weight"] is not None else "")
-            raise PlanError(f"{where} ({statistic.label}) has no 'epsilon': give one, e.g. \"epsilon\": 0.1{replaced}.")
+            if optional["target_error"] is not None or optional["weight"] is not None:
+                # the planner sets ε from the target or the weight: no placeholder is needed
+                return cls(statistic, mechanism, Budget.from_json({**data, "epsilon": UNPLANNED}, where), **optional,
+                           post=post)
+            raise PlanError(
+                f"{where} ({statistic.label}) has no 'epsilon': give one, e.g. \"epsilon\": 0.1, or a 'weight' (its "
+                "share of the total) or a 'target_error' (the ± it must meet) and ε is worked out for it."
+            )
         return cls(statistic, mechanism, Budget.from_json(data, where), **optional, post=post)
+
+
+UNPLANNED = 0.0  # the ε of a statistic whose weight or target the planner has not turned into ε yet
 
 
 @lru_cache(maxsize=4096)
@@ -219,6 +237,9 @@ class ReleasePlan:
             raise PlanError(
                 f"{where} cannot be released with the {planned.mechanism.title} mechanism; choose {names}."
             )
+        if planned.budget_from_planner and planned.budget.epsilon == UNPLANNED:
+            raise PlanError(f"{where}: its ε comes from its weight or accuracy target; plan the budget first "
+                            "(dp-workbench plan-budget, or step 5 in the app).")
         try:
             check_epsilon(planned.budget.epsilon)
             if planned.mechanism is MechanismKind.GAUSSIAN:

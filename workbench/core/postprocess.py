@@ -15,6 +15,16 @@ says what it does to bias and to the error bound (DESIGN rule 7):
 
 Quantiles are already on a grid of the bounds, released in increasing order; rounding them
 would break the rank statement of their error, so it is refused.
+
+Defaults (``PostProcessing.default_for``): a statistic whose exact value has a limited range
+(every count, a mean, a variance, a standard deviation, a sum of values of one sign) is
+clamped into it unless the plan says otherwise, because a negative count or a mean outside
+its bounds is a number no statistician would publish. Counts are integers already (integer
+noise on integer counts), so clamped counts are non-negative integers. The raw noisy value
+stays in results.json beside the published one.
+
+Whatever was chosen, a cell whose error bar is wider than the whole range its value can take
+is marked not reliable: the number says nothing the bounds did not already say.
 """
 
 from __future__ import annotations
@@ -42,6 +52,12 @@ class PostProcessing:
     def chosen(self) -> bool:
         return self.clamp or self.round_to is not None or self.consistent
 
+    @staticmethod
+    def default_for(statistic: Statistic) -> "PostProcessing":
+        """What a plan that says nothing gets: clamping into the possible range wherever that range is
+        limited (quantiles are on a grid of the bounds already)."""
+        return PostProcessing(clamp=not statistic.error_unit)
+
     def check(self, statistic: Statistic) -> None:
         if self.consistent and (not isinstance(statistic, Histogram) or statistic.by):
             raise PlanError(
@@ -60,7 +76,8 @@ class PostProcessing:
             )
 
     def apply(self, cells: tuple[Cell, ...], statistic: Statistic, schema: Schema) -> tuple[Cell, ...]:
-        """The cells after clamping, then rounding (post-processing of released values only)."""
+        """The cells after clamping, then rounding (post-processing of released values only); each keeps
+        its raw noisy value, and is marked not reliable if its error bar is wider than its possible range."""
         low, high = statistic.possible_range(schema)
         out = []
         for cell in cells:
@@ -73,7 +90,8 @@ class PostProcessing:
             if self.round_to is not None:
                 value = round(value / self.round_to) * self.round_to
                 error = None if error is None else error + self.round_to / 2
-            out.append(replace(cell, value=value, error=error))
+            raw = cell.raw_value if value != cell.value or cell.raw is not None else None
+            out.append(marked_reliability(replace(cell, value=value, error=error, raw=raw), low, high))
         return tuple(out)
 
     def describe(self, statistic: Statistic, schema: Schema) -> list[str]:
@@ -81,15 +99,14 @@ class PostProcessing:
         words = []
         if self.clamp:
             low, high = statistic.possible_range(schema)
-            if math.isinf(low) and math.isinf(high):
-                words.append("Clamping was chosen, but this statistic can take any value, so nothing is clamped.")
-            else:
+            if not (math.isinf(low) and math.isinf(high)):  # a value that can be anything is left as it is
                 edges = [f"below {low:g} raised to {low:g}" if not math.isinf(low) else "",
                          f"above {high:g} lowered to {high:g}" if not math.isinf(high) else ""]
                 words.append(
                     f"Clamped into the possible range (values {' and '.join(e for e in edges if e)}): this never "
                     "moves a value away from the truth, but near the edge it biases values towards the inside "
-                    "(small counts come out slightly too large on average)."
+                    "(small counts come out slightly too large on average). The raw noisy values are kept in "
+                    "results.json."
                 )
         if self.round_to is not None:
             words.append(
@@ -106,9 +123,7 @@ class PostProcessing:
         return words
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.clamp:
-            out["clamp"] = True
+        out: dict[str, Any] = {"clamp": self.clamp}  # always written: leaving it out means the default
         if self.round_to is not None:
             out["round_to"] = self.round_to
         if self.consistent:
@@ -136,6 +151,23 @@ class PostProcessing:
         return cls(clamp, None if step is None else float(step), consistent)
 
 
+NOT_RELIABLE = (
+    "not reliable: the error bar is wider than the whole range this value can take, so the number says no more "
+    "than the bounds do. Spend more ε on it, or widen the group"
+)
+
+
+def marked_reliability(cell: Cell, low: float, high: float) -> Cell:
+    """The cell marked not reliable when its error bar (2 × the half-width, in the value's units) is wider than
+    [low, high]. Public: it depends on the error bound and the bounds only."""
+    if cell.value is None or cell.error is None or cell.error_unit or not math.isfinite(high - low):
+        return cell
+    if 2 * cell.error < high - low:
+        return replace(cell, reliable=True)
+    note = NOT_RELIABLE if not cell.note else f"{cell.note}; {NOT_RELIABLE}"
+    return replace(cell, reliable=False, note=note)
+
+
 def consistent_with_total(
     cells: tuple[Cell, ...], total: float, bin_noise: Noise, total_noise: Noise | None, total_slack: float,
     confidence: float,
@@ -154,4 +186,4 @@ def consistent_with_total(
         total_noise.kind.value, total_noise.scale, SIMULATIONS, rng)
     errors = bins[:, 0] + (outer - bins.sum(axis=1)) / m
     error = simulated_halfwidth(errors, confidence) + total_slack / m
-    return tuple(replace(c, value=None if c.value is None else c.value + shift, error=error) for c in cells)
+    return tuple(replace(c, value=None if c.value is None else c.value + shift, error=error, raw=c.raw_value) for c in cells)

@@ -56,7 +56,8 @@ class ReleasedStatistic:
             "noise": [n.to_json() for n in self.noise],
             "post_processing": list(self.post_processing),
             "cells": [
-                {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note}
+                {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note,
+                 "raw_value": c.raw_value, "reliable": c.reliable}
                 for c in self.cells
             ],
         }
@@ -77,6 +78,8 @@ class ReleasedStatistic:
                 Cell(
                     c["label"], c.get("value"), c.get("error"), c.get("note", ""),
                     "" if c.get("error_unit", "value") == "value" else c["error_unit"],
+                    None if c.get("raw_value", c.get("value")) == c.get("value") else c["raw_value"],
+                    bool(c.get("reliable", True)),
                 )
                 for c in data["cells"]
             ),

@@ -158,7 +158,7 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
     rows = tuple(
         ReportRow(
             cell=c.label or "—",
-            value=number(c.value),
+            value=number(c.value) if c.reliable else "not reliable",
             error="" if c.error is None else f"± {number(c.error)}" + (f" {c.error_unit}" if c.error_unit else ""),
             note=c.note,
         )

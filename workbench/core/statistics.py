@@ -78,6 +78,13 @@ class Cell:
     error: float | None  # half-width of the interval that holds the noise with the stated confidence
     note: str = ""
     error_unit: str = ""  # what ``error`` counts if not the value's own units ("ranks" for a quantile)
+    raw: float | None = None  # the noisy value before post-processing (None: post-processing left it as it is)
+    reliable: bool = True  # False: the error bar is wider than the range the value can take
+
+    @property
+    def raw_value(self) -> float | None:
+        """The value as the mechanism released it, before any post-processing (DESIGN rule 7)."""
+        return self.value if self.raw is None else self.raw
 
 
 @dataclass(frozen=True)
@@ -282,6 +289,14 @@ def _sums_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[i
     return [exact_sum(values[codes == g]) for g in range(groups)]
 
 
+# Why a cell has no value, from public facts only: whether the group really is empty is private.
+_EMPTY_GROUP_WORDS = (
+    ": the group is empty or holds very few rows. A larger ε helps only if it should hold rows; an '(other)' "
+    "group holds only values outside the public categories, and is empty by construction when the list is complete "
+    "(then choose to leave values outside the list out, and no '(other)' group is released)"
+)
+
+
 def _group_cells(groups: Sequence[str], values: Sequence[float | None], errors: Sequence[float | None]) -> tuple[Cell, ...]:
     return tuple(Cell(g, v, e) for g, v, e in zip(groups, values, errors))
 
@@ -410,7 +425,7 @@ class Mean(ColumnStatistic):
         for i, group in enumerate(self.groups(schema)):
             size = float(schema.public_size) if self._public_count(schema) else float(noisy[1][i])
             if size < 1:
-                note = "the noisy count is below 1, so no mean can be formed; raise ε"
+                note = f"the noisy count of rows is below 1, so no mean can be formed{_EMPTY_GROUP_WORDS}"
                 cells.append(Cell(group, None, None, note))
                 continue
             value = centre + noisy[0][i] * grid.unit / size
@@ -629,7 +644,8 @@ class Variance(ColumnStatistic):
         for i, group in enumerate(self.groups(schema)):
             size = float(schema.public_size) if self._public_count(schema) else float(noisy[2][i])
             if size < 2:
-                cells.append(Cell(group, None, None, "the noisy count is below 2, so no variance can be formed; raise ε"))
+                note = f"the noisy count of rows is below 2, so no {self.words or self.type_name} can be formed{_EMPTY_GROUP_WORDS}"
+                cells.append(Cell(group, None, None, note))
                 continue
             first, second = noisy[0][i] * grid.unit, noisy[1][i] * squares.unit
             value = float(self._finish(self._from_moments(np.array([first]), np.array([second]), np.array([size]), largest))[0])

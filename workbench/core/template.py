@@ -18,6 +18,7 @@ from workbench.core.schema import (
     IdentifierColumn,
     IgnoredColumn,
     NumericColumn,
+    OutsideCategories,
     PrivacyUnit,
     Schema,
 )
@@ -32,12 +33,23 @@ def describe_columns(proposals: Sequence[ColumnProposal]) -> tuple[ColumnSpec, .
         if proposal.kind is ColumnKind.NUMERIC:
             specs.append(NumericColumn(proposal.name))
         elif proposal.kind is ColumnKind.CATEGORICAL:
-            specs.append(CategoricalColumn(proposal.name, categories=proposal.offered_categories))
+            specs.append(categorical_column(proposal.name, proposal.offered_categories))
         elif proposal.kind is ColumnKind.IDENTIFIER:
             specs.append(IdentifierColumn(proposal.name))
         else:
             specs.append(IgnoredColumn(proposal.name))
     return tuple(specs)
+
+
+def categorical_column(name: str, labelled: Sequence[str] = ()) -> CategoricalColumn:
+    """A categorical column as first proposed. With categories from the file's value labels (the producer's
+    complete list of codes), values outside the list are left out, so no '(other)' cell that is empty by
+    construction is released; the check before a release names any row that falls outside. A list still to
+    be typed keeps an '(other)' bin by default, so that a row whose spelling the list misses is counted
+    somewhere rather than silently lost."""
+    if labelled:
+        return CategoricalColumn(name, categories=tuple(labelled), outside=OutsideCategories.DROP)
+    return CategoricalColumn(name)
 
 
 def plan_template(table: Table, total_epsilon: float = 1.0) -> ReleasePlan:

@@ -38,11 +38,14 @@ from workbench.core.schema import (
     MissingAction,
     MissingPolicy,
     NumericColumn,
+    OTHER_BIN,
+    OutsideCategories,
 )
 from workbench.core.accounting import Guarantee
 from workbench.core.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 from workbench.core.errors import WorkbenchError
 from workbench.core.ledger import Ledger, default_ledger_path
+from workbench.core.template import categorical_column
 from workbench.gui.document import PlanDocument
 from workbench.gui.workers import Task
 from workbench.gui.formatting import parse_number
@@ -61,12 +64,20 @@ HEADERS = ["Column", "Kind", "Lower bound", "Upper bound", "Categories", "Missin
 class CategoriesDialog(QDialog):
     """Edit a public category list, one per line; pasting works; 'from the data' warns first."""
 
-    def __init__(self, column: str, categories: tuple[str, ...], data_values: list[str], parent: QWidget) -> None:
+    def __init__(self, column: str, categories: tuple[str, ...], data_values: list[str], parent: QWidget,
+                 outside: OutsideCategories = OutsideCategories.OTHER) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Categories of {column}")
         self._data_values = data_values
         self.text = QPlainTextEdit("\n".join(categories))
         self.text.setAccessibleName("categories, one per line")
+        self.other = QCheckBox(f"Count values outside this list in an '{OTHER_BIN}' category")
+        self.other.setChecked(outside is OutsideCategories.OTHER)
+        self.other.setToolTip(
+            f"Ticked: a row whose value is not in the list is counted in '{OTHER_BIN}', which is released like "
+            "every category. Unticked: such rows are left out of statistics on this column; choose this when the "
+            f"list is complete (a codebook's), so that no '{OTHER_BIN}' that is empty by construction is published."
+        )
         from_data = QPushButton("Take them from the data…")
         from_data.clicked.connect(self._take_from_data)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -78,6 +89,7 @@ class CategoriesDialog(QDialog):
             "one per line. Every category is released, even if nobody is in it."
         ))
         layout.addWidget(self.text)
+        layout.addWidget(self.other)
         layout.addWidget(from_data)
         layout.addWidget(buttons)
         self.resize(420, 420)
@@ -98,6 +110,9 @@ class CategoriesDialog(QDialog):
     def categories(self) -> tuple[str, ...]:
         lines = [line.strip() for line in self.text.toPlainText().splitlines()]
         return tuple(dict.fromkeys(line for line in lines if line))
+
+    def outside(self) -> OutsideCategories:
+        return OutsideCategories.OTHER if self.other.isChecked() else OutsideCategories.DROP
 
 
 class ColumnsPage(QWidget):
@@ -253,7 +268,8 @@ class ColumnsPage(QWidget):
             upper.setText("" if spec.upper is None else f"{spec.upper:g}")
         if isinstance(spec, CategoricalColumn):
             shown = ", ".join(spec.categories[:4]) + (" …" if len(spec.categories) > 4 else "")
-            categories.setText(f"{len(spec.categories)}: {shown}" if spec.categories else "Enter categories…")
+            other = f" + {OTHER_BIN}" if spec.outside is OutsideCategories.OTHER else ""
+            categories.setText(f"{len(spec.categories)}: {shown}{other}" if spec.categories else "Enter categories…")
         missing_policy = getattr(spec, "missing", None)
         if missing_policy is not None and missing_policy.action is MissingAction.IMPUTE:
             value = missing_policy.value
@@ -309,7 +325,7 @@ class ColumnsPage(QWidget):
             new = NumericColumn(old.name)
         elif kind == "categorical":
             offered = self.document.table.value_labels.get(old.name, ()) if self.document.table else ()
-            new = CategoricalColumn(old.name, categories=tuple(offered))
+            new = categorical_column(old.name, tuple(offered))
         elif kind == "identifier":
             new = IdentifierColumn(old.name)
         else:
@@ -358,9 +374,9 @@ class ColumnsPage(QWidget):
         if table is not None and spec.name in table.columns:
             column = table.frame[spec.name].dropna()
             values = sorted({str(v).strip() for v in column.unique()[:1000]})
-        dialog = CategoriesDialog(spec.name, spec.categories, values, self)
+        dialog = CategoriesDialog(spec.name, spec.categories, values, self, spec.outside)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self._replace(index, replace(spec, categories=dialog.categories()))
+            self._replace(index, replace(spec, categories=dialog.categories(), outside=dialog.outside()))
 
     # -- bounds help (a DP release) -------------------------------------------------------------
     def confirm_and_estimate(self) -> None:

@@ -187,7 +187,7 @@ class ReleasePage(QWidget):
         for row, (statistic, cell) in enumerate(rows):
             texts = [
                 statistic.label, cell.label,
-                "" if cell.value is None else readable(cell.value),
+                "" if cell.value is None else readable(cell.value) if cell.reliable else "not reliable",
                 "" if cell.error is None else f"± {readable(cell.error)}" + (f" {cell.error_unit}" if cell.error_unit else ""),
                 f"{statistic.epsilon:.3g}", f"{statistic.delta:.2g}", statistic.mechanism, cell.note,
             ]

@@ -53,9 +53,9 @@ EDGES_TIP = ("Where the intervals of a numeric column begin, separated by commas
              "18, 65 with bounds 0 and 100 counts [0, 18), [18, 65) and [65, 100]. Public values, never read from "
              "the data.")
 NO_GROUP = "(all rows)"
-POST_PROCESSING_CHOICES = {
-    "none": PostProcessing(),
+POST_PROCESSING_CHOICES = {  # a new statistic gets PostProcessing.default_for: "clamp" where its range is limited
     "clamp": PostProcessing(clamp=True),
+    "none": PostProcessing(),
     "clamp, round to 1": PostProcessing(clamp=True, round_to=1.0),
     "clamp, round to 5": PostProcessing(clamp=True, round_to=5.0),
     "clamp, round to 10": PostProcessing(clamp=True, round_to=10.0),

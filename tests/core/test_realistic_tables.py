@@ -1,0 +1,135 @@
+"""The whole path plan → preview → release → report on tables shaped like real survey files (issue 19):
+no default output holds a negative count or a mean outside its bounds; the raw noisy values stay in
+results.json; a cell whose error bar is wider than its range says it is not reliable."""
+
+import json
+import math
+
+import pytest
+
+from realistic_tables import REGIONS, WAGE_BOUNDS, labour_force, write_labelled
+from workbench.cli import main
+from workbench.core.accounting import Guarantee
+from workbench.core.io import load_table
+from workbench.core.ledger import Ledger
+from workbench.core.mechanisms import MechanismKind
+from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.planner import expected_error
+from workbench.core.release import release
+from workbench.core.report import build_report
+from workbench.core.report_html import render_html
+from workbench.core.schema import (
+    OTHER_BIN,
+    CategoricalColumn,
+    IdentifierColumn,
+    IgnoredColumn,
+    NumericColumn,
+    OutsideCategories,
+    Schema,
+)
+from workbench.core.statistics import Count, CrossTab, Histogram, Mean, StandardDeviation
+from workbench.core.template import plan_template
+
+SMALL_EPSILON = 0.05  # small enough that noise often pushes a count below 0 or a group's mean out of range
+
+
+def _schema(outside: OutsideCategories = OutsideCategories.OTHER) -> Schema:
+    return Schema(columns=(
+        IdentifierColumn("person"),
+        CategoricalColumn("region", REGIONS, outside=outside),
+        IgnoredColumn("state"),
+        CategoricalColumn("sex", ("0", "1"), outside=outside),
+        CategoricalColumn("employed", ("0", "1"), outside=outside),
+        IgnoredColumn("ethnicity"),
+        NumericColumn("wage", *WAGE_BOUNDS),
+    ))
+
+
+def _plan(schema: Schema) -> ReleasePlan:
+    statistics = (Count(by="region"), Histogram("region"), Mean("wage", by="region"),
+                  StandardDeviation("wage", by="region"), CrossTab(("sex", "employed"), by="region"))
+    return ReleasePlan(
+        DatasetDescription("labour force (test)", size_estimate=3000), schema,
+        tuple(PlannedStatistic(s, MechanismKind.LAPLACE, Budget(SMALL_EPSILON)) for s in statistics),
+        Budget(SMALL_EPSILON * len(statistics)),
+    )
+
+
+@pytest.fixture
+def labour_csv(tmp_path):
+    path = tmp_path / "labour.csv"
+    labour_force().to_csv(path, index=False)
+    return path
+
+
+def test_defaults_publish_no_negative_count_and_no_mean_outside_its_bounds(labour_csv, tmp_path):
+    table, plan = load_table(labour_csv), _plan(_schema())
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    for planned in plan.statistics:  # the preview of each statistic is finite or says it needs a size
+        expected_error(planned, plan.schema, plan.dataset.size_estimate, plan.confidence)
+    raw_seen = negative_raw = 0
+    for attempt in range(4):  # several releases: noise at ε = 0.05 pushes some raw counts below 0
+        result = release(table, plan, ledger, Guarantee(10.0, 0.0, "total budget") if attempt == 0 else None)
+        saved = json.loads(json.dumps(result.to_json()))
+        for statistic in saved["statistics"]:
+            low, high = (WAGE_BOUNDS if statistic["type"] in ("mean",) else
+                         (0.0, WAGE_BOUNDS[1] - WAGE_BOUNDS[0]) if statistic["type"] == "stddev" else (0.0, math.inf))
+            for cell in statistic["cells"]:
+                assert "raw_value" in cell and "reliable" in cell
+                if cell["value"] is None:
+                    assert "empty or holds very few rows" in cell["note"] and "raise ε" not in cell["note"]
+                    continue
+                assert low <= cell["value"] <= high, (statistic["label"], cell)
+                raw_seen += 1
+                negative_raw += cell["raw_value"] < 0
+                if not cell["reliable"]:
+                    assert 2 * cell["error"] >= high - low and "not reliable" in cell["note"]
+        html = render_html(build_report(result))
+        assert "not released" not in html or "empty or holds very few rows" in html
+    assert negative_raw > 0, "the test must see raw negative counts for the clamping to be tested"
+    assert raw_seen > 100
+
+
+def test_an_unreliable_cell_is_shown_as_such_in_the_console_the_csv_and_the_report(labour_csv, tmp_path, capsys):
+    plan = _plan(_schema())
+    plan_path = tmp_path / "labour.plan.json"
+    plan.save(plan_path)
+    out = tmp_path / "out"
+    assert main(["release", str(labour_csv), "--plan", str(plan_path), "--out", str(out), "--report",
+                 "--dataset-budget", "10"]) == 0
+    printed = capsys.readouterr().out
+    saved = json.loads((out / "results.json").read_text())
+    islands = next(c for s in saved["statistics"] if s["type"] == "mean" for c in s["cells"] if c["label"] == "islands")
+    # a group of 3 rows at ε = 0.05: the mean's error bar is far wider than [0, 5000]
+    assert islands["value"] is None or not islands["reliable"]
+    if islands["value"] is not None:
+        assert "not reliable" in printed
+        assert "not reliable" in (out / "report.html").read_text()
+        assert "no" in {row.split(",")[5] for row in (out / "results.csv").read_text().splitlines()[1:]}
+
+
+def test_the_raw_noisy_values_stay_in_results_and_read_back(labour_csv, tmp_path):
+    from workbench.core.release import Release
+
+    result = release(load_table(labour_csv), _plan(_schema()), Ledger(tmp_path / "l.sqlite"),
+                     Guarantee(10.0, 0.0, "total budget"))
+    again = Release.from_json(json.loads(json.dumps(result.to_json())))
+    assert [c.raw_value for s in again.statistics for c in s.cells] == [c.raw_value for s in result.statistics for c in s.cells]
+    assert [c.reliable for s in again.statistics for c in s.cells] == [c.reliable for s in result.statistics for c in s.cells]
+
+
+@pytest.mark.parametrize("suffix", [".sav", ".dta"])
+def test_a_complete_list_from_value_labels_releases_no_other_cell(tmp_path, suffix):
+    table = load_table(write_labelled(labour_force(), tmp_path / f"labour{suffix}"))
+    plan = plan_template(table)
+    region = plan.schema.column("region")
+    assert isinstance(region, CategoricalColumn) and region.outside is OutsideCategories.DROP
+    assert OTHER_BIN not in region.bins
+    assert "other" not in json.dumps(plan.to_json()["schema"]["columns"][1]).replace('"outside": "drop"', "")
+
+
+def test_a_typed_list_keeps_other_by_default_so_a_missed_spelling_is_counted():
+    from workbench.core.template import categorical_column
+
+    assert categorical_column("region").outside is OutsideCategories.OTHER
+    assert categorical_column("region", ("North", "South")).outside is OutsideCategories.DROP
