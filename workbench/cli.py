@@ -23,6 +23,7 @@ from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
 from workbench.core.plan import ReleasePlan
 from workbench.core.bounds import estimate_bounds, with_bounds
+from workbench.core.category_check import check_categories
 from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, expected_error, with_privacy
 from workbench.core.release import Release, release
 from workbench.core.schema import Neighbouring
@@ -37,7 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except WorkbenchError as exc:
-        print(textwrap.fill(f"Error: {exc}", width=100), file=sys.stderr)
+        lines = f"Error: {exc}".splitlines()  # a list of problems keeps its lines
+        print("\n".join(textwrap.fill(line, width=100, subsequent_indent="  " if line.startswith("- ") else "")
+                        for line in lines), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)
@@ -81,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", "-o", type=Path, required=True, help="folder for results.csv and results.json")
     run.add_argument("--report", action="store_true", help="also write report.html and report.pdf into that folder")
     run.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size with --report (default a4)")
+    run.add_argument("--accept-category-warnings", action="store_true",
+                     help="release even when a public category list does not fit the data (checked before any ε is spent)")
     _dataset_budget_argument(run)
     _ledger_argument(run)
     run.set_defaults(run=_release)
@@ -270,6 +275,12 @@ def _release(args: argparse.Namespace) -> int:
     plan = budget_plan(ReleasePlan.load(args.plan))  # ε from targets and weights, as plan-budget shows it
     plan.validate()  # refuse an unsound plan before opening the data
     table = _load(args)
+    warnings = check_categories(table, plan)  # the curator's own view of the file: nothing of it is released
+    if warnings and not args.accept_category_warnings:
+        raise WorkbenchError(
+            "Nothing was released and no budget was spent:\n" + "\n".join(f"- {w.message}" for w in warnings)
+            + "\nCorrect the plan, or add --accept-category-warnings to release it as it is."
+        )
     result = release(table, plan, Ledger(args.ledger), dataset_budget=_dataset_budget(args))
     _print_release(result)  # charged: the ledger holds it durably now
     if args.report:

@@ -133,3 +133,61 @@ def test_a_typed_list_keeps_other_by_default_so_a_missed_spelling_is_counted():
 
     assert categorical_column("region").outside is OutsideCategories.OTHER
     assert categorical_column("region", ("North", "South")).outside is OutsideCategories.DROP
+
+
+# -- a visible mistake must not spend budget (issue 19, 4) ----------------------------------------------------------
+
+def _codebook_plan(categories=None) -> ReleasePlan:
+    from realistic_tables import CODEBOOK_REGIONS
+
+    plan = _plan(_schema())
+    columns = tuple(CategoricalColumn("region", categories or CODEBOOK_REGIONS) if c.name == "region" else c
+                    for c in plan.schema.columns)
+    from dataclasses import replace
+
+    return replace(plan, schema=replace(plan.schema, columns=columns))
+
+
+def test_codebook_spellings_that_differ_in_case_are_found_before_any_budget_is_spent(labour_csv, tmp_path):
+    from workbench.core.category_check import check_categories
+
+    table = load_table(labour_csv)
+    (warning,) = check_categories(table, _codebook_plan())
+    assert warning.column == "region" and "'Northeast'" in warning.message and "case" in warning.message
+    assert "northeast" not in warning.message  # names the public category only, never a value of the data
+    assert check_categories(table, _plan(_schema())) == []  # spelled as the data: nothing to say
+    assert check_categories(table, _codebook_plan(("  NorthEast ", "Midwest", "south", "West", "Islands"))) != []
+
+
+def test_a_list_that_no_row_matches_is_found(labour_csv):
+    from workbench.core.category_check import check_categories
+
+    (warning,) = check_categories(load_table(labour_csv), _codebook_plan(("Region 1", "Region 2")))
+    assert "no row has any of its public categories" in warning.message and "'(other)'" in warning.message
+
+
+def test_the_command_line_refuses_and_spends_nothing_unless_told_to_accept(labour_csv, tmp_path, capsys):
+    plan_path = tmp_path / "codebook.plan.json"
+    _codebook_plan().save(plan_path)
+    ledger = tmp_path / "ledger.sqlite"
+    arguments = ["release", str(labour_csv), "--plan", str(plan_path), "--out", str(tmp_path / "out"),
+                 "--dataset-budget", "10", "--ledger", str(ledger)]
+    assert main(arguments) == 2
+    err = capsys.readouterr().err
+    assert "Nothing was released and no budget was spent" in err and "--accept-category-warnings" in err
+    assert not ledger.exists() or not Ledger(ledger).entries()
+    assert main([*arguments, "--accept-category-warnings"]) == 0
+    assert len(Ledger(ledger).entries()) == 2  # registered and charged
+
+
+def test_a_column_no_statistic_reads_blocks_nothing_and_is_not_read(labour_csv, tmp_path):
+    """A geographic code described as numeric without bounds, and a text column wrongly marked numeric,
+    that no statistic reads (issue 19, 6)."""
+    from dataclasses import replace
+
+    plan = _plan(_schema())
+    columns = tuple(NumericColumn(c.name) if c.name in ("state", "ethnicity") else c for c in plan.schema.columns)
+    plan = replace(plan, schema=replace(plan.schema, columns=columns))
+    plan.validate()
+    result = release(load_table(labour_csv), plan, Ledger(tmp_path / "l.sqlite"), Guarantee(10.0, 0.0, "total budget"))
+    assert len(result.statistics) == len(plan.statistics)

@@ -443,3 +443,27 @@ def test_a_workbook_with_several_sheets_asks_which_one(qtbot, window, monkeypatc
     qtbot.waitUntil(lambda: window.document.table is not None, timeout=60_000)
     assert asked == [["readme", "persons"]]
     assert list(window.document.table.frame["age"]) == [30, 40, 50]
+
+
+def test_a_codebook_spelling_is_warned_about_before_the_release_is_confirmed(qtbot, window, tmp_path):
+    from dataclasses import replace
+
+    from realistic_tables import CODEBOOK_REGIONS, labour_force
+    from workbench.core.schema import CategoricalColumn
+
+    path = tmp_path / "labour.csv"
+    labour_force().to_csv(path, index=False)
+    load(qtbot, window, path)
+    plan = window.document.plan
+    columns = tuple(CategoricalColumn("region", CODEBOOK_REGIONS) if c.name == "region" else c for c in plan.schema.columns)
+    from workbench.core.mechanisms import MechanismKind
+    from workbench.core.plan import Budget, PlannedStatistic
+    from workbench.core.statistics import Histogram
+
+    window.document.update(replace(plan, schema=replace(plan.schema, columns=columns),
+                                   statistics=(PlannedStatistic(Histogram("region"), MechanismKind.LAPLACE, Budget(0.5)),),
+                                   total=Budget(0.5)))
+    page = window.release_page
+    window.tabs.setCurrentWidget(page)
+    assert "⚠" in page.status.text() and "'Northeast'" in page.status.text()
+    assert page.confirmation_text().startswith("⚠ Column 'region'")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -202,9 +202,16 @@ class ReleasePlan:
     total: Budget
     confidence: float = 0.95
 
+    def used_schema(self) -> Schema:
+        """The schema less the columns no statistic reads (and that do not identify the person): a column
+        nobody uses (a geographic code left without bounds) must not block a release, nor be read for it."""
+        used = {name for planned in self.statistics for name in planned.statistic.column_names}
+        used.add(self.schema.unit.id_column)
+        return replace(self.schema, columns=tuple(c for c in self.schema.columns if c.name in used))
+
     def validate(self) -> None:
         """Check everything that can be checked without data; raise a WorkbenchError if unsound."""
-        self.schema.validate()
+        self.used_schema().validate()
         if not self.statistics:
             raise PlanError("The plan has no statistics. Add at least one.")
         check_epsilon(self.total.epsilon)

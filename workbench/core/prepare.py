@@ -125,6 +125,14 @@ def _as_numbers(series: pd.Series, name: str, table: Table) -> pd.Series:
     return numbers.astype("float64")
 
 
+def category_texts(series: pd.Series) -> set[str]:
+    """The category texts that occur in ``series`` (missing values aside), as statistics compare them.
+    Private: for the curator's checks before a release (``category_check``), never released."""
+    values = _as_category_text(series)
+    return {str(c) for c, n in zip(values.cat.categories, np.bincount(values.cat.codes[values.cat.codes >= 0],
+                                                                        minlength=len(values.cat.categories))) if n}
+
+
 def _as_category_text(series: pd.Series) -> pd.Series:
     """Values as category texts, with whole numbers written without a decimal point (1.0 -> '1').
 

@@ -185,7 +185,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     calibrated = [
         (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
     ]
-    data = prepare(table, plan.schema)
+    data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
     released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
     released = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
     result = Release(

@@ -237,8 +237,10 @@ def column_from_json(data: Any, position: int) -> ColumnSpec:
 class PrivacyUnit:
     """Who is protected: one row, or one person identified by ``id_column`` with at most k rows.
 
-    Rows beyond the k-th of a person (in file order, after rows dropped for missing values)
-    are left out before any statistic, so one person never contributes more than k rows.
+    A person keeps their first k rows in file order, counted before anything else is done:
+    a row later left out of a statistic for a missing value still counts among the k (and a
+    row with no id is left out). So one person never contributes more than k rows to any
+    statistic, whatever its columns (``prepare`` truncates first).
     """
 
     id_column: str | None = None

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.accounting import Guarantee
+from workbench.core.category_check import CategoryWarning, check_categories
 from workbench.core.errors import WorkbenchError
 from workbench.core.export import write_report
 from workbench.core.ledger import Ledger, default_ledger_path
@@ -41,6 +42,7 @@ class ReleasePage(QWidget):
         super().__init__()
         self.document = document
         self.dataset_budget = dataset_budget
+        self._checked: tuple[tuple, list[CategoryWarning]] | None = None  # the last category check and its key
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.release_button = QPushButton("&Release…")
@@ -98,10 +100,25 @@ class ReleasePage(QWidget):
         if problems:
             self.status.setText("Before releasing:<ul>" + "".join(f"<li>{_html(p)}</li>" for p in problems) + "</ul>")
         else:
+            warnings = self.category_warnings()
+            caution = ("<b>Check before releasing</b> (this compares the plan with the open file; nothing of it is "
+                       "released):<ul>" + "".join(f"<li>⚠ {_html(w.message)}</li>" for w in warnings) + "</ul>"
+                       if warnings else "")
             self.status.setText(
-                "Ready. Releasing computes every statistic with noise on the real data and records its cost in "
-                f"the privacy ledger ({default_ledger_path()}) before showing anything."
+                caution + "Ready. Releasing computes every statistic with noise on the real data and records its cost "
+                f"in the privacy ledger ({default_ledger_path()}) before showing anything."
             )
+
+    def category_warnings(self) -> list[CategoryWarning]:
+        """The curator's check of the public categories against the open file (before any ε is spent);
+        computed again only when the file or the plan changes."""
+        table, plan = self.document.table, self.document.plan
+        if table is None:
+            return []
+        key = (id(table), plan.schema, tuple(p.statistic for p in plan.statistics))
+        if self._checked is None or self._checked[0] != key:
+            self._checked = (key, check_categories(table, plan))
+        return self._checked[1]
 
     def confirmation_text(self) -> str:
         plan = self.document.budgeted()
@@ -123,8 +140,9 @@ class ReleasePage(QWidget):
                 f"'{name}' is new to the ledger: it will be recorded with the total budget ε = {total.epsilon:g}, "
                 f"δ = {total.delta:g}, which all its releases share."
             )
+        warnings = "".join(f"⚠ {w.message}\n\n" for w in self.category_warnings())
         return (
-            f"This release spends ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g} ({cost.method}) on '{name}'.\n\n"
+            f"{warnings}This release spends ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g} ({cost.method}) on '{name}'.\n\n"
             f"{context}\n\nSpent budget cannot be given back. Release now?"
         )
 

@@ -1,0 +1,63 @@
+"""Before any ε is spent: does a public category list fit the data it is meant for?
+
+A codebook spells "Northeast" where the file says "northeast"; a release would then put every
+row in "(other)" (or drop it) and the budget would be spent on a visible typo. These checks
+compare the public lists with the values in the file, which the trusted curator may look at
+(step 1 shows the rows). They are never released, never written to results or the ledger, and
+their messages name only the public categories and the column, never a value of the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.core.io import Table
+from workbench.core.plan import ReleasePlan
+from workbench.core.prepare import category_texts
+from workbench.core.schema import CategoricalColumn
+
+
+@dataclass(frozen=True)
+class CategoryWarning:
+    """A public category list that does not fit the data, in words for the curator."""
+
+    column: str
+    message: str
+
+
+def check_categories(table: Table, plan: ReleasePlan) -> list[CategoryWarning]:
+    """Warnings for each categorical column a statistic of ``plan`` reads: a public category that matches
+    no row but matches values once case and spaces are ignored, and a column whose every value lies
+    outside its public categories."""
+    used = {name for planned in plan.statistics for name in planned.statistic.column_names}
+    warnings = []
+    for spec in plan.schema.columns:
+        if not isinstance(spec, CategoricalColumn) or spec.name not in used or spec.name not in table.columns:
+            continue
+        present = category_texts(table.frame[spec.name])
+        if not present:
+            continue  # every value missing: the missing-value policy decides, and step 1 says so
+        listed = set(spec.categories)
+        loose = {_loosely(text) for text in present}
+        respelled = [c for c in spec.categories if c not in present and _loosely(c) in loose]
+        if respelled:
+            names = ", ".join(f"'{c}'" for c in respelled[:5]) + (f" and {len(respelled) - 5} more" if len(respelled) > 5 else "")
+            warnings.append(CategoryWarning(spec.name, (
+                f"Column '{spec.name}': the public {'category' if len(respelled) == 1 else 'categories'} {names} "
+                "match no row as written, but match values in the data once upper/lower case and spaces are "
+                "ignored. Those rows would be released as outside the categories. Type the categories as the "
+                "data spell them (step 1 shows the rows), or correct the file."
+            )))
+        elif not listed & present:
+            where = "counted in '(other)'" if spec.bins != spec.categories else "left out"
+            warnings.append(CategoryWarning(spec.name, (
+                f"Column '{spec.name}': no row has any of its public categories, so every row would be {where}. "
+                "Check that the categories are the ones this file uses (codes or labels, their spelling), "
+                "or that the plan is meant for this file."
+            )))
+    return warnings
+
+
+def _loosely(text: str) -> str:
+    """A category compared without case and with runs of spaces (and none at the ends) alike."""
+    return " ".join(text.split()).casefold()
