@@ -27,7 +27,7 @@ from workbench.core.category_check import check_categories
 from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, expected_error, with_privacy
 from workbench.core.release import Release, release
 from workbench.core.schema import Neighbouring
-from workbench.core.template import plan_template
+from workbench.core.template import NEUTRAL_NAME, PROPOSAL_WORDS, plan_template
 
 EXIT_USER_ERROR = 2
 
@@ -68,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
         help="total δ: 0 (default) for pure ε-DP with Laplace noise; e.g. 1e-7 for (ε, δ)-DP with Gaussian noise, "
              "more accurate when there are many statistics",
     )
+    template.add_argument("--name", default=NEUTRAL_NAME,
+                          help=f"the dataset's name, as reports and the ledger show it (default '{NEUTRAL_NAME}'; "
+                               "never taken from the file's name)")
     template.add_argument("--force", action="store_true", help="overwrite an existing plan file")
     template.set_defaults(run=_template)
 
@@ -199,13 +202,17 @@ def _template(args: argparse.Namespace) -> int:
     out = args.out or args.data.with_name(args.data.stem + ".plan.json")
     if out.exists() and not args.force:
         raise WorkbenchError(f"{out} already exists. Choose another name with --out, or add --force to replace it.")
-    plan = plan_template(table, total_epsilon=args.epsilon)
+    plan = plan_template(table, total_epsilon=args.epsilon, name=args.name)
     if args.delta:
         plan = with_privacy(plan, approximate=True, delta=args.delta)
     plan.save(out)
     numeric = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.NUMERIC.value]
     categorical = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.CATEGORICAL.value]
     print(f"Wrote {out}.")
+    if args.name == NEUTRAL_NAME:
+        print(f"The dataset is called '{NEUTRAL_NAME}': give it the name reports and the ledger should show "
+              "(--name, or 'name' under 'dataset' in the plan). The file's name is never used.")
+    print(PROPOSAL_WORDS)
     if numeric:
         print(f"Fill in 'lower' and 'upper' for: {', '.join(numeric)}.")
     empty = [c.name for c in plan.schema.columns if getattr(c, "categories", None) == ()]

@@ -223,3 +223,35 @@ def test_report_refuses_what_is_not_a_results_file(tmp_path, capsys):
     assert main(["report", str(bad), "--out", str(tmp_path / "r")]) == 2
     assert "not a DP Workbench results file" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_the_file_name_reaches_no_plan_report_result_or_ledger_export(tmp_path, capsys):
+    """plan-template names the dataset neutrally (the user names it), and no ledger export holds the file's name,
+    even for an entry whose plan still carries it (issue 19, 8)."""
+    data = planted_data(tmp_path)
+    plan_path = tmp_path / "template.plan.json"
+    assert main(["plan-template", str(data), "--out", str(plan_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "Unnamed dataset" in printed and "after looking at the data" in printed
+    assert "planted_secret_file" not in plan_path.read_text()
+    with_file = dict(PLAN, dataset={**PLAN["dataset"], "file_name": "planted_secret_file.csv"})
+    (tmp_path / "named.plan.json").write_text(json.dumps(with_file))
+    ledger = tmp_path / "ledger.sqlite"
+    assert main(["release", str(data), "--plan", str(tmp_path / "named.plan.json"), "--out", str(tmp_path / "out"),
+                 "--dataset-budget", "5", "1e-6", "--ledger", str(ledger)]) == 0
+    from workbench.core.ledger import Ledger
+
+    assert all("planted_secret_file" not in entry.body for entry in Ledger(ledger).entries())
+    for kind in ("json", "csv"):
+        out = tmp_path / f"ledger.{kind}"
+        assert main(["ledger", "export", "--format", kind, "--out", str(out), "--ledger", str(ledger)]) == 0
+        assert "planted_secret_file" not in out.read_text()
+    assert "planted_secret_file" not in capsys.readouterr().out
+
+
+def test_a_ledger_entry_written_with_a_file_name_is_exported_without_it():
+    from workbench.core.ledger import Entry
+
+    body = json.dumps({"plan": {"dataset": {"name": "d", "file_name": "Patients_StMary.csv"}}, "fingerprint": "f"})
+    exported = Entry(1, "d", "release", "now", body, "0", "h").public_json()
+    assert "Patients_StMary" not in json.dumps(exported) and "fingerprint" not in exported

@@ -467,3 +467,13 @@ def test_a_codebook_spelling_is_warned_about_before_the_release_is_confirmed(qtb
     window.tabs.setCurrentWidget(page)
     assert "⚠" in page.status.text() and "'Northeast'" in page.status.text()
     assert page.confirmation_text().startswith("⚠ Column 'region'")
+
+
+def test_the_dataset_is_named_by_the_user_never_after_the_file(qtbot, window, sample_path):
+    load(qtbot, window, sample_path)
+    page = window.release_page
+    window.tabs.setCurrentWidget(page)
+    assert window.document.plan.dataset.name == "Unnamed dataset" and "household_survey" not in page.name.text()
+    page.name.setText("Household survey 2026")
+    page.name.editingFinished.emit()
+    assert window.document.plan.dataset.name == "Household survey 2026"

@@ -54,8 +54,12 @@ class Entry:
         return json.loads(self.body)
 
     def public_json(self) -> dict[str, Any]:
-        """The entry as exported: everything but the private fingerprint."""
-        data = {k: v for k, v in self.data.items() if k != "fingerprint"}
+        """The entry as exported: everything but the private fingerprints and the data file's name (which
+        entries written before version 0.1.1 hold in their plan)."""
+        data = {k: v for k, v in self.data.items() if k not in ("fingerprint", "content_fingerprint")}
+        dataset = data.get("plan", {}).get("dataset") if isinstance(data.get("plan"), dict) else None
+        if isinstance(dataset, dict):
+            data["plan"] = {**data["plan"], "dataset": {k: v for k, v in dataset.items() if k != "file_name"}}
         return {"entry": self.seq, "dataset": self.dataset, "kind": self.kind, "created": self.created, **data}
 
 

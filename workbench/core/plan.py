@@ -39,7 +39,7 @@ class DatasetDescription:
         return {
             "name": self.name,
             "description": self.description,
-            "file_name": self.file_name,
+            **({"file_name": self.file_name} if self.file_name else {}),  # the user's own note; never exported
             "size_estimate": self.size_estimate,
             **({"sampling_rate": self.sampling_rate} if self.sampling_rate is not None else {}),
         }

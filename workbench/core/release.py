@@ -201,7 +201,8 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
         libraries=versions.libraries(),
     )
     before = None if new_dataset else ledger.dataset(name)
-    entry = ledger.charge(name, events, result.to_json(), plan.to_json(), fingerprint, new_dataset)
+    recorded_plan = replace(plan, dataset=replace(plan.dataset, file_name=None)).to_json()  # no file name in the ledger
+    entry = ledger.charge(name, events, result.to_json(), recorded_plan, fingerprint, new_dataset)
     after = ledger.dataset(name)
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {

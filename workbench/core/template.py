@@ -52,10 +52,21 @@ def categorical_column(name: str, labelled: Sequence[str] = ()) -> CategoricalCo
     return CategoricalColumn(name)
 
 
-def plan_template(table: Table, total_epsilon: float = 1.0) -> ReleasePlan:
+NEUTRAL_NAME = "Unnamed dataset"  # never the file's name: it would be the report's title and the ledger's key
+
+PROPOSAL_WORDS = (
+    "The statistics proposed here (a count, a mean of each numeric column, a histogram of each categorical one) "
+    "follow the column kinds proposed from the data; keeping them is your choice, made after looking at the data. "
+    "Keep only those you would have chosen without seeing it."
+)
+
+
+def plan_template(table: Table, total_epsilon: float = 1.0, name: str = NEUTRAL_NAME) -> ReleasePlan:
     """A plan with a count, a mean per numeric column and a histogram per categorical column.
 
-    The total ε is split evenly; bounds are left empty (null) and must be filled in.
+    The total ε is split evenly; bounds are left empty (null) and must be filled in. The dataset is
+    given a neutral ``name`` for the user to confirm, never the file's: a file called
+    "Patients_StMary_2026_confidential" must not become the title of a published report.
     """
     columns = describe_columns(propose_kinds(table))
     statistics: list[Statistic] = [Count()]
@@ -66,7 +77,7 @@ def plan_template(table: Table, total_epsilon: float = 1.0) -> ReleasePlan:
             statistics.append(Histogram(spec.name))
     share = total_epsilon / len(statistics)
     return ReleasePlan(
-        dataset=DatasetDescription(name=table.source.stem, file_name=table.source.name),
+        dataset=DatasetDescription(name=name),
         schema=Schema(columns=columns, unit=PrivacyUnit()),
         statistics=tuple(PlannedStatistic(s, MechanismKind.LAPLACE, Budget(share)) for s in statistics),
         total=Budget(total_epsilon),

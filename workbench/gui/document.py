@@ -19,10 +19,10 @@ from workbench.core.plan import Budget, DatasetDescription, ReleasePlan
 from workbench.core.planner import budget_plan
 from workbench.core.prepare import check_columns_exist
 from workbench.core.schema import Schema
-from workbench.core.template import describe_columns
+from workbench.core.template import NEUTRAL_NAME, describe_columns
 
 
-def empty_plan(name: str = "Untitled dataset") -> ReleasePlan:
+def empty_plan(name: str = NEUTRAL_NAME) -> ReleasePlan:
     return ReleasePlan(DatasetDescription(name), Schema(()), (), Budget(1.0))
 
 
@@ -55,11 +55,7 @@ class PlanDocument(QObject):
         described = tuple(known.get(spec.name, spec) for spec in proposed)
         absent = tuple(spec for spec in self.plan.schema.columns if spec.name not in table.columns)
         columns = described + absent  # a plan for other data keeps its columns; the release step says so
-        dataset = self.plan.dataset
-        if not self.plan.schema.columns:
-            dataset = replace(dataset, name=table.source.stem)
-        dataset = replace(dataset, file_name=table.source.name)
-        self.plan = replace(self.plan, dataset=dataset, schema=replace(self.plan.schema, columns=columns))
+        self.plan = replace(self.plan, schema=replace(self.plan.schema, columns=columns))  # the name is the user's
         self.dirty = True
         self.changed.emit()
 

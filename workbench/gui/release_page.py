@@ -3,6 +3,7 @@ released values with their error bounds, and export the report (HTML, PDF, CSV, 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.accounting import Guarantee
+from workbench.core.template import NEUTRAL_NAME
 from workbench.core.category_check import CategoryWarning, check_categories
 from workbench.core.errors import WorkbenchError
 from workbench.core.export import write_report
@@ -43,6 +46,13 @@ class ReleasePage(QWidget):
         self.document = document
         self.dataset_budget = dataset_budget
         self._checked: tuple[tuple, list[CategoryWarning]] | None = None  # the last category check and its key
+        self.name = QLineEdit()
+        self.name.setAccessibleName("dataset name")
+        self.name.setToolTip(
+            "The name the report's title and the privacy ledger show. Every release of this data is charged under "
+            "it. Choose a name you would publish: the file's name is never used."
+        )
+        self.name.editingFinished.connect(self._name_changed)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.release_button = QPushButton("&Release…")
@@ -74,6 +84,10 @@ class ReleasePage(QWidget):
         buttons.addStretch()
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Release</h3>"))
+        naming = QHBoxLayout()
+        naming.addWidget(QLabel("Dataset name (in the report and the ledger):"))
+        naming.addWidget(self.name, 1)
+        layout.addLayout(naming)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
         layout.addWidget(self.busy)
@@ -92,16 +106,27 @@ class ReleasePage(QWidget):
         super().showEvent(event)
         self.refresh()
 
+    def _name_changed(self) -> None:
+        text, plan = self.name.text().strip(), self.document.plan
+        if text and text != plan.dataset.name:
+            self.document.update(replace(plan, dataset=replace(plan.dataset, name=text)))
+        elif not text:
+            self.name.setText(plan.dataset.name)
+
     def refresh(self) -> None:
         if self.task is not None or not self.isVisible():
             return
+        if not self.name.hasFocus():
+            self.name.setText(self.document.plan.dataset.name)
         problems = self.document.problems()
         self.release_button.setEnabled(not problems)
         if problems:
             self.status.setText("Before releasing:<ul>" + "".join(f"<li>{_html(p)}</li>" for p in problems) + "</ul>")
         else:
             warnings = self.category_warnings()
-            caution = ("<b>Check before releasing</b> (this compares the plan with the open file; nothing of it is "
+            unnamed = (f"<p>The dataset is called '{NEUTRAL_NAME}'. Name it above as the report and the ledger should "
+                       "show it.</p>" if self.document.plan.dataset.name == NEUTRAL_NAME else "")
+            caution = unnamed + ("<b>Check before releasing</b> (this compares the plan with the open file; nothing of it is "
                        "released):<ul>" + "".join(f"<li>⚠ {_html(w.message)}</li>" for w in warnings) + "</ul>"
                        if warnings else "")
             self.status.setText(
