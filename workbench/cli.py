@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from workbench.core.versions import PrintVersion
-from workbench.core.accounting import Guarantee
+from workbench.core.accounting import Guarantee, spent_in_words
 from workbench.core.errors import WorkbenchError
 from workbench.core.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
@@ -45,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output was piped into a program that stopped reading (| head)
+        sys.stderr.close()
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -325,10 +328,9 @@ def _ledger_show(args: argparse.Namespace) -> int:
     for record in records:
         relation = Neighbouring(record.neighbouring).in_words
         print(f"\n{record.name}: privacy unit {record.privacy_unit}; neighbours differ by {relation}")
-        print(
-            f"  budget ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}; spent ε = {record.spent.epsilon:g}, "
-            f"δ = {record.spent.delta:g} in {record.releases} release(s); left {record.remaining_in_words}  "
-            f"({record.spent.method})"
+        _say(
+            f"  {spent_in_words(record.spent, record.budget)}, in {record.releases} release(s); left "
+            f"{record.remaining_in_words} ({record.spent.method})"
         )
         for entry in ledger.entries(record.name):
             data = entry.data
@@ -396,44 +398,69 @@ def _ledger_raise(args: argparse.Namespace) -> int:
 def _print_release(result: Release) -> None:
     percent = f"{result.confidence * 100:g}%"
     print(f"{result.dataset_name}: differentially private release")
-    print(f"Privacy unit: {result.privacy_unit}; neighbours differ by {result.neighbouring}.\n")
-    rows = [("statistic", "cell", "value", f"± ({percent})", "ε", "δ", "mechanism")]
+    _say(f"Privacy unit: {result.privacy_unit}; neighbours differ by {result.neighbouring}.")
+    print()
+    rows = [("statistic", "cell", "value", f"± ({percent})", "ε", "δ", "")]
+    notes: list[str] = []  # under the table, numbered: a note in a column would widen the table past 100 columns
+    treated: dict[str, list[str]] = {}
     for statistic in result.statistics:
+        for words in statistic.post_processing:  # the same sentence for several statistics is said once
+            treated.setdefault(words, []).append(statistic.label)
+        first = True
         for cell in statistic.cells:
-            rows.append(
-                (
-                    statistic.label,
-                    cell.label,
-                    _format_value(cell.value, None if cell.error_unit else cell.error) if cell.reliable else "not reliable",
-                    "n/a" if cell.error is None else _with_unit(_format_value(cell.error, cell.error), cell.error_unit),
-                    f"{statistic.epsilon:g}",
-                    f"{statistic.delta:g}",
-                    statistic.mechanism,
-                )
-            )
+            marker = ""
             if cell.note:
-                rows.append(("", f"  note: {cell.note}", "", "", "", "", ""))
-        for words in statistic.post_processing:
-            rows.append(("", f"  post-processing: {words}", "", "", "", "", ""))
+                notes.append(f"{statistic.label}{' / ' + cell.label if cell.label else ''}: {cell.note}")
+                marker = f"[{len(notes)}]"
+            rows.append((
+                _shortened(statistic.label, 34) if first else "",
+                _shortened(cell.label, 22),
+                _format_value(cell.value, None if cell.error_unit else cell.error) if cell.reliable else "not reliable",
+                "n/a" if cell.error is None else _with_unit(_format_value(cell.error, cell.error), cell.error_unit),
+                f"{statistic.epsilon:.3g}" if first else "",
+                f"{statistic.delta:.2g}" if first else "",
+                marker,
+            ))
+            first = False
     _print_table(rows, right=frozenset({2, 3, 4, 5}))
+    mechanisms = sorted({s.mechanism for s in result.statistics})
+    print(f"Mechanisms: {', '.join(mechanisms)} (each statistic's method is in results.json and the report).")
+    if notes:
+        print("\nNotes:")
+        for i, note in enumerate(notes, 1):
+            print(textwrap.fill(note, width=100, initial_indent=f"  [{i}] ", subsequent_indent="      "))
+    for words, labels in treated.items():
+        print()
+        _say(f"Post-processing of {', '.join(labels)}: {words}")
     total = result.guarantee
-    print(f"\nTotal: ε = {total.epsilon:g}, δ = {total.delta:g} by {total.method}.")
+    print()
+    _say(f"Total: ε = {total.epsilon:g}, δ = {total.delta:g} by {total.method}.")
     if result.ledger:
         spent, budget = result.ledger["spent_including_this_release"], result.ledger["dataset_budget"]
-        print(
-            f"Charged to the ledger (entry {result.ledger['entry']}): '{result.dataset_name}' has now spent "
-            f"ε = {spent['epsilon']:g}, δ = {spent['delta']:g} of its ε = {budget['epsilon']:g}, δ = {budget['delta']:g}."
+        _say(
+            f"Charged to the ledger (entry {result.ledger['entry']}): '{result.dataset_name}' has now "
+            f"{spent_in_words(Guarantee.from_json(spent), Guarantee.from_json(budget))}."
         )
     if result.sampling:
         alone, together = result.sampling["this_release"], result.sampling["all_releases"]
-        print(
+        _say(
             f"Claimed sampling rate {result.sampling['rate']:g}: for a person of the population this release is "
             f"(ε = {alone['epsilon']:.4g}, δ = {alone['delta']:.3g})-DP, and all releases of this sample together "
             f"(ε = {together['epsilon']:.4g}, δ = {together['delta']:.3g})-DP. {result.sampling['conditions']}"
         )
-    print(f"'±' is the half-width of an interval that holds the noise with {percent} probability.")
+    _say(f"'±' is the half-width of an interval that holds the noise with {percent} probability.")
     if any(cell.error_unit == "ranks" for statistic in result.statistics for cell in statistic.cells):
-        print("For quantiles it counts ranks: how many rows the released value's position may lie from the level's.")
+        _say("For quantiles it counts ranks: how many rows the released value's position may lie from the level's.")
+
+
+def _say(text: str) -> None:
+    """A sentence for the console, wrapped at 100 columns."""
+    print(textwrap.fill(text, width=100, subsequent_indent="  "))
+
+
+def _shortened(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis (the whole label is in results.json and the report)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _with_unit(text: str, unit: str) -> str:
@@ -457,7 +484,7 @@ def _print_table(rows: list[tuple[str, ...]], right: frozenset[int] = frozenset(
         cells = [str(c).rjust(w) if i in right and n else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
         print("  ".join(cells).rstrip())
         if n == 0:
-            print("  ".join("-" * w for w in widths))
+            print("  ".join("-" * w for w in widths).rstrip())
 
 
 if __name__ == "__main__":

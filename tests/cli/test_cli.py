@@ -245,3 +245,35 @@ def test_awkward_quantile_levels_and_bounds_coverage_do_not_hang(sample_path, sa
     assert main(["bounds", str(sample_path), "--plan", str(plan_path), "--column", "annual_income", "--epsilon", "0.5",
                  "--coverage", "0.9", "--dataset-budget", "10", "1e-6"]) == 0
     assert "Suggested bounds for 'annual_income'" in capsys.readouterr().out
+
+
+def test_the_console_table_fits_100_columns_with_notes_under_it(tmp_path, capsys):
+    """Post-processing notes and cell notes go under the table, numbered; every line fits 100 columns (issue 19, 7)."""
+    from realistic_tables import labour_force
+
+    data = tmp_path / "labour.csv"
+    labour_force().to_csv(data, index=False)
+    plan = {"format": "dp-workbench-plan", "version": 1, "dataset": {"name": "Labour force extract, quarter 3"},
+            "schema": {"columns": [
+                {"name": "region", "kind": "categorical", "categories": ["northeast", "midwest", "south", "west", "islands"]},
+                {"name": "wage", "kind": "numeric", "lower": 0, "upper": 5000}]},
+            "statistics": [{"type": "mean", "column": "wage", "by": "region", "epsilon": 0.05},
+                           {"type": "histogram", "column": "region", "epsilon": 0.5, "post_processing": {"round_to": 10}}],
+            "total_budget": {"epsilon": 0.55}}
+    (tmp_path / "p.json").write_text(json.dumps(plan))
+    assert main(["release", str(data), "--plan", str(tmp_path / "p.json"), "--out", str(tmp_path / "o"),
+                 "--dataset-budget", "3", "1e-6"]) == 0
+    printed = capsys.readouterr().out
+    assert max(len(line) for line in printed.splitlines() if not line.startswith("Wrote ")) <= 100, printed
+    assert "Post-processing of mean of wage by region" in printed and "Rounded to the nearest 10" in printed
+
+
+def test_a_zcdp_or_pld_total_is_not_read_as_all_of_delta_spent():
+    from workbench.core.accounting import BASIC, PLD, ZCDP, Guarantee, spent_in_words
+
+    budget = Guarantee(3.0, 1e-6, "total budget")
+    for method in (ZCDP, PLD):
+        words = spent_in_words(Guarantee(0.5988, 1e-6, method), budget)
+        assert words.startswith("spent ε = 0.5988 of its total ε = 3;") and "not an amount used up" in words
+        assert "δ = 1e-06 of its" not in words
+    assert spent_in_words(Guarantee(0.5, 2e-7, BASIC), budget) == "spent ε = 0.5, δ = 2e-07 of its total ε = 3, δ = 1e-06"

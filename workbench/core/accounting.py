@@ -102,6 +102,10 @@ class Guarantee:
     def to_json(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "delta": self.delta, "method": self.method}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Guarantee":
+        return cls(float(data["epsilon"]), float(data["delta"]), str(data.get("method", "")))
+
 
 BUDGET_TOLERANCE = 1e-9  # relative; absorbs float rounding when ε of parts add up to a total
 
@@ -118,6 +122,19 @@ BASIC = "basic composition (the ε and δ of all statistics add up)"
 ZCDP = "zero-concentrated DP composition (Bun & Steinke 2016), converted to (ε, δ) by OpenDP"
 PLD = "privacy loss distribution accounting (pessimistic PLD, computed as dp-accounting does)"
 PREFER_BASIC_WITHIN = 1e-3  # relative ε a tighter accountant must save to be worth its larger δ
+
+
+def spent_in_words(spent: Guarantee, budget: Guarantee) -> str:
+    """What a dataset has spent of its budget, in words that cannot be read as 'all of δ is gone'.
+
+    Under basic composition the δ of the releases add up, so a spent δ is a share of the budget's
+    δ. The other accountants state the ε of all releases together at the budget's own δ: there the
+    δ is the fixed small chance that the guarantee fails, not an amount used up."""
+    if spent.method == BASIC or budget.delta == 0:
+        return (f"spent ε = {spent.epsilon:.4g}, δ = {spent.delta:.3g} of its total ε = {budget.epsilon:g}, "
+                f"δ = {budget.delta:g}")
+    return (f"spent ε = {spent.epsilon:.4g} of its total ε = {budget.epsilon:g}; δ = {budget.delta:g} is the fixed "
+            "small chance that the guarantee fails, stated with every ε here, not an amount used up")
 
 
 def compose(events: Iterable[MechanismEvent], delta: float | None = None, tight: bool = True) -> Guarantee:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.core import report_figures, risk
-from workbench.core.accounting import Guarantee
+from workbench.core.accounting import Guarantee, spent_in_words
 from workbench.core.release import Release, ReleasedStatistic
 from workbench.core.versions import software_in_words
 
@@ -246,9 +246,9 @@ def _budget_lines(release: Release) -> tuple[str, ...]:
         )
     if after is not None and budget is not None:
         lines.append(
-            f"All releases of this dataset together, including this one: ε = {after['epsilon']:.4g}, "
-            f"δ = {after['delta']:.3g} ({after['method']}), of a total budget of ε = {budget['epsilon']:g}, "
-            f"δ = {budget['delta']:g}. Recorded in the privacy ledger as entry {ledger.get('entry')}."
+            f"All releases of this dataset together, including this one ({after['method']}): the dataset has "
+            f"{spent_in_words(Guarantee.from_json(after), Guarantee.from_json(budget))}. Recorded in the privacy "
+            f"ledger as entry {ledger.get('entry')}."
         )
     return tuple(lines)
 

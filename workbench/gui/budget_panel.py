@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.accounting import Guarantee, MechanismEvent, amplified_by_sampling, compose
+from workbench.core.accounting import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
 from workbench.core.errors import WorkbenchError
 from workbench.core.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
 from workbench.core.plan import ReleasePlan
@@ -160,8 +160,8 @@ class BudgetPanel(QWidget):
         self.spent_events = release_events(entries)
         r = self.record
         self.ledger_state.setText(
-            f"<b>{r.name}</b>: total ε = {r.budget.epsilon:g}, δ = {r.budget.delta:g}; spent ε = "
-            f"{r.spent.epsilon:.4g}, δ = {r.spent.delta:.3g} in {r.releases} release(s); left {r.remaining_in_words}."
+            f"<b>{r.name}</b>: {spent_in_words(r.spent, r.budget)}, in {r.releases} release(s); left "
+            f"{r.remaining_in_words}."
         )
         for entry in entries:
             if entry.kind != "release":
