@@ -187,9 +187,10 @@ def _inspect(args: argparse.Namespace) -> int:
     if table.encoding:
         details += f", encoding {table.encoding}, delimiter {table.delimiter!r}"
     print(f"{table.source.name} ({details}): {len(proposals)} columns\n")
-    rows = [("column", "stored as", "proposed kind", "why")]
-    rows += [(p.name, p.storage, p.kind.value, p.reason) for p in proposals]
-    _print_table(rows)
+    missing = table.frame.isna().sum()  # the curator's view of the file, as step 1 of the app shows it
+    rows = [("column", "stored as", "missing", "proposed kind", "why")]
+    rows += [(p.name, p.storage, f"{int(missing[p.name]):,}", p.kind.value, p.reason) for p in proposals]
+    _print_table(rows, right=frozenset({2}))
     labelled = [p for p in proposals if p.offered_categories]
     for proposal in labelled:
         print(f"\nCategories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")

@@ -277,3 +277,17 @@ def test_a_zcdp_or_pld_total_is_not_read_as_all_of_delta_spent():
         assert words.startswith("spent ε = 0.5988 of its total ε = 3;") and "not an amount used up" in words
         assert "δ = 1e-06 of its" not in words
     assert spent_in_words(Guarantee(0.5, 2e-7, BASIC), budget) == "spent ε = 0.5, δ = 2e-07 of its total ε = 3, δ = 1e-06"
+
+
+def test_inspect_shows_missing_values_per_column(tmp_path, capsys):
+    from realistic_tables import labour_force
+
+    data = tmp_path / "labour.csv"
+    frame = labour_force()
+    frame.to_csv(data, index=False)
+    assert main(["inspect", str(data)]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("column"))
+    assert "missing" in header
+    wage = next(line for line in out.splitlines() if line.startswith("wage "))
+    assert f" {int(frame['wage'].isna().sum()):,} " in wage
