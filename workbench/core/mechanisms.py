@@ -190,14 +190,20 @@ def _verified_quantile_scale(distance: int, alpha: float, epsilon: float) -> flo
     further step widens the margin geometrically, so the search ends within a few dozen checks.
     """
     scale = 2.0 * distance * max(alpha, 1.0 - alpha) / epsilon
+    return _least_accepted_scale(lambda s: _quantile_measurement((0.0, 1.0), alpha, s).map(distance), scale, epsilon)
+
+
+def _least_accepted_scale(loss: Callable[[float], float], scale: float, epsilon: float) -> float:
+    """``scale`` raised until OpenDP's privacy ``loss`` at it is at most ε, in at most ``_MAX_SCALE_STEPS``
+    checks: the loss falls as 1/scale, so scaling by loss/ε nearly lands on the answer, and the margin
+    added on top doubles at each further check."""
     for step in range(_MAX_SCALE_STEPS):
-        loss = _quantile_measurement((0.0, 1.0), alpha, scale).map(distance)
-        if loss <= epsilon:
+        spent = loss(scale)
+        if spent <= epsilon:
             return scale
-        scale = max(scale * (loss / epsilon), math.nextafter(scale, math.inf)) * (1.0 + 1e-15 * 2.0 ** step)
-    raise BudgetError(  # unreachable in practice: the margin has grown to more than 10x by now
-        f"OpenDP did not accept any noise scale for the quantile at level {alpha!r} and ε = {epsilon:g}. "
-        "Choose a simpler level (such as 0.25) or another ε."
+        scale = max(scale * (spent / epsilon), math.nextafter(scale, math.inf)) * (1.0 + 1e-15 * 2.0 ** step)
+    raise BudgetError(  # unreachable in practice: the margin has grown past 1,000x by now
+        f"OpenDP did not accept any noise scale for ε = {epsilon:g}. Choose another ε (or a simpler quantile level)."
     )
 
 
@@ -250,15 +256,8 @@ def _gaussian_measurement(scale: float) -> Any:
 
 @lru_cache(maxsize=4096)
 def _laplace_scale(sensitivity: int, epsilon: float) -> float:
-    """sensitivity / ε, raised until OpenDP's map agrees (float rounding), in a bounded number of
-    steps: the margin doubles from one ulp-sized factor at each check."""
-    scale = sensitivity / epsilon
-    for step in range(_MAX_SCALE_STEPS):
-        loss = _laplace_measurement(scale).map(sensitivity)
-        if loss <= epsilon:
-            return scale
-        scale = max(scale * (loss / epsilon), math.nextafter(scale, math.inf)) * (1.0 + 1e-15 * 2.0 ** step)
-    raise BudgetError(f"OpenDP did not accept any Laplace scale for sensitivity {sensitivity} and ε = {epsilon:g}.")
+    """sensitivity / ε, raised until OpenDP's map agrees (float rounding)."""
+    return _least_accepted_scale(lambda s: _laplace_measurement(s).map(sensitivity), sensitivity / epsilon, epsilon)
 
 
 def _approx_dp(scale: float, delta: float) -> Any:

@@ -48,10 +48,6 @@ class PostProcessing:
     round_to: float | None = None  # a positive step, e.g. 1 or 10
     consistent: bool = False  # histogram bins made to sum to the plan's released count of rows
 
-    @property
-    def chosen(self) -> bool:
-        return self.clamp or self.round_to is not None or self.consistent
-
     @staticmethod
     def default_for(statistic: Statistic) -> "PostProcessing":
         """What a plan that says nothing gets: clamping into the possible range wherever that range is
@@ -163,7 +159,7 @@ def marked_reliability(cell: Cell, low: float, high: float) -> Cell:
     if cell.value is None or cell.error is None or cell.error_unit or not math.isfinite(high - low):
         return cell
     if 2 * cell.error < high - low:
-        return replace(cell, reliable=True)
+        return cell
     note = NOT_RELIABLE if not cell.note else f"{cell.note}; {NOT_RELIABLE}"
     return replace(cell, reliable=False, note=note)
 
