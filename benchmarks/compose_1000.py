@@ -41,7 +41,7 @@ def history(n: int, seed: int = 1) -> list[MechanismEvent]:
 
 
 def _clear_caches() -> None:
-    for cache in (privacy_loss._event_pld, privacy_loss._composed_epsilon, zcdp_epsilon):
+    for cache in (privacy_loss._event_pld, privacy_loss._composition, zcdp_epsilon):
         cache.cache_clear()  # cold: no earlier answer reused
 
 
@@ -60,20 +60,21 @@ def dp_accounting_epsilon(events: list[MechanismEvent]) -> float:
     from dp_accounting.pld import common, privacy_loss_distribution as pld
 
     total = None
+    interval = privacy_loss.grid_interval(events)  # the grid ours is computed on
     for event in events:
         key = privacy_loss._key(event)
         mechanism, steps, scale = key[:3]
         if mechanism == "laplace" and steps > 10_000:  # too many integers to enumerate: the continuous limit
-            part = pld.from_laplace_mechanism(scale / steps, value_discretization_interval=privacy_loss.INTERVAL)
+            part = pld.from_laplace_mechanism(scale / steps, value_discretization_interval=interval)
         elif mechanism == "laplace":
             part = pld.from_discrete_laplace_mechanism(
-                1.0 / scale, sensitivity=steps, value_discretization_interval=privacy_loss.INTERVAL)
+                1.0 / scale, sensitivity=steps, value_discretization_interval=interval)
         elif mechanism == "gaussian" and scale <= privacy_loss._MAX_GAUSSIAN_SIGMA:
             part = pld.from_discrete_gaussian_mechanism(
-                scale, sensitivity=steps, value_discretization_interval=privacy_loss.INTERVAL)
+                scale, sensitivity=steps, value_discretization_interval=interval)
         else:
             part = pld.from_privacy_parameters(
-                common.DifferentialPrivacyParameters(event.epsilon, event.delta), privacy_loss.INTERVAL)
+                common.DifferentialPrivacyParameters(event.epsilon, event.delta), interval)
         total = part if total is None else total.compose(part)
     return total.get_epsilon_for_delta(DELTA)
 

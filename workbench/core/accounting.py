@@ -2,16 +2,18 @@
 
 Modelled after ``dp_accounting``: each noisy query becomes a small immutable event, and
 ``compose`` turns a sequence of events into one (ε, δ) guarantee, naming its method.
-Two accountants are valid for every event we produce, and the tighter one is used:
+Three accountants, each valid where it applies, and the tightest is used:
 
 - basic composition: the ε and the δ of all events add up (exact for pure ε-DP);
 - zero-concentrated DP (Bun & Steinke 2016): a Gaussian event with sensitivity Δ and
   standard deviation σ is ρ-zCDP with ρ = Δ² / (2σ²), also for the multi-dimensional
   discrete Gaussian (Canonne, Kamath & Steinke 2020); an ε-DP event is (ε²/2)-zCDP;
   the ρ add up and are converted to (ε, δ) by OpenDP, the same conversion that
-  calibrated each Gaussian event;
+  calibrated each Gaussian event. It is tried whenever a δ > 0 is allowed and every event is
+  Gaussian or pure, so many small pure statistics also gain from it when PLD is skipped;
 - privacy loss distributions (``privacy_loss``, dp-accounting's method over numpy arrays,
-  checked against dp-accounting in the tests): numerically the tightest, and the one that lets many Laplace statistics share a budget with δ > 0.
+  checked against dp-accounting in the tests): numerically the tightest, and the one that lets
+  many Laplace statistics share a budget with δ > 0; its grid is chosen from the events.
 
 The tightest valid result is used. Parallel composition needs no accountant of its own:
 a statistic by group is one query over all its groups, whose sensitivity counts how many
@@ -149,8 +151,8 @@ def compose(events: Iterable[MechanismEvent], delta: float | None = None, tight:
     basic = Guarantee(math.fsum(e.epsilon for e in events), math.fsum(e.delta for e in events), BASIC)
     target = basic.delta if delta is None else delta
     candidates = [basic] if basic.delta <= target else []
-    if target > 0 and any(e.mechanism == "gaussian" for e in events):
-        rho = math.fsum(e.rho for e in events)
+    if target > 0 and events and all(e.mechanism == "gaussian" or e.delta == 0 for e in events):
+        rho = math.fsum(e.rho for e in events)  # every Gaussian is zCDP, and so is every pure ε-DP event
         # quick: the same CKS20 conversion in Python, without a call into OpenDP per new rho
         epsilon = zcdp_epsilon(rho, target) if tight else zcdp_to_epsilon(rho, target)
         candidates.append(Guarantee(epsilon, target, ZCDP))
@@ -175,7 +177,10 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
         scale = math.nextafter(scale, 0.0)
     measurement = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=scale)
     approx = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(measurement), delta=delta)
-    return approx.map(1.0)[0]
+    try:
+        return approx.map(1.0)[0]
+    except dp.OpenDPException:  # an ε too large to represent (ρ in the thousands): no bound from zCDP
+        return math.inf
 
 
 SAMPLING_CONDITIONS = (

@@ -10,9 +10,9 @@ from opendp import measurements as m
 from opendp.domains import atom_domain, vector_domain
 from opendp.measures import max_divergence
 from opendp.metrics import absolute_distance, l1_distance, l2_distance, symmetric_distance
-from opendp.mod import Measurement, binary_search_param, enable_features
+from opendp.mod import Measurement, OpenDPException, binary_search_param, enable_features
 
 __all__ = [
-    "Measurement", "absolute_distance", "atom_domain", "binary_search_param", "c", "enable_features", "l1_distance",
+    "Measurement", "OpenDPException", "absolute_distance", "atom_domain", "binary_search_param", "c", "enable_features", "l1_distance",
     "l2_distance", "m", "max_divergence", "symmetric_distance", "vector_domain",
 ]
