@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 import pandas as pd
@@ -440,12 +440,15 @@ class Mean(ColumnStatistic):
         """Bound on |released - exact| given the (noisy or estimated) number of rows ``size`` (of one group).
 
         With public count N: error = unit * Z_sum / N. Otherwise the released mean minus the
-        exact one is (unit * Z_sum - (mean - centre) * Z_count) / noisy count exactly; the
-        interval holds that combination of the two noises (``combined_halfwidth``, not a
-        union bound). |mean - centre| is ``offset`` when given (the released mean's distance
-        from the centre: post-processing). Without it (previews and planning), |mean - centre|
-        is taken at its largest, half the range, with the quicker union bound: an upper bound
-        on what a release will state.
+        exact one is (unit * Z_sum - (mean - centre) * Z_count) / noisy count exactly; with 95%
+        probability it is within w(|mean - centre|) / noisy count, w the half-width of that
+        combination of the two noises (``combined_halfwidth``, not a union bound). The true
+        offset |mean - centre| is unknown, and the released one (``offset``) may be far smaller
+        when the count is noisy, so the bound is the largest t with t <= w(|offset| + t) / size:
+        any true mean further than that from the released one would contradict its own 95%
+        interval (``_self_consistent_halfwidth``). Without ``offset`` (previews and planning),
+        the offset is taken at its largest, half the range, with the quicker union bound: an
+        upper bound on what a release will state.
         """
         grid = _grid(_numeric(schema, self.column, "mean"))
         if self._public_count(schema):
@@ -460,9 +463,12 @@ class Mean(ColumnStatistic):
         if offset is None:  # a preview, or planning: the largest offset, by the quick union bound
             each = split_confidence(confidence, 2)
             return (total.halfwidth(each) * grid.unit + half_range * count.halfwidth(each)) / size
-        distance = min(abs(offset), half_range)
-        width = combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance, confidence)
-        return width / size
+
+        def halfwidth(distance: float) -> float:  # in the mean's units, for a true offset of ``distance``
+            distance = min(distance, half_range)
+            return combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance, confidence) / size
+
+        return _self_consistent_halfwidth(halfwidth, min(abs(offset), half_range), half_range)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         grid = _grid(_numeric(schema, self.column, "mean"))
@@ -476,6 +482,24 @@ class Mean(ColumnStatistic):
             f"Noisy sum of values centred on the middle of the bounds, divided by a noisy count{where}; "
             "half of ε (and δ) is spent on each."
         )
+
+
+def _self_consistent_halfwidth(halfwidth: Callable[[float], float], released: float, largest: float) -> float:
+    """The largest t with t <= halfwidth(released + t): a bound on |released mean - true mean| that
+    holds whenever the true mean lies within its own interval, whatever the true offset.
+
+    ``halfwidth`` grows with the offset and stops growing at ``largest``, so its value there is
+    such a t already. Iterating t <- halfwidth(released + t) from it never passes below the
+    largest fixed point (each step maps t >= t* to at least halfwidth(released + t*) = t*), so
+    every iterate is a valid bound, and the steps shrink geometrically towards t*."""
+    bound = halfwidth(largest)
+    for _ in range(40):
+        tighter = min(halfwidth(released + bound), bound)
+        converged = tighter >= bound * (1 - 1e-4)
+        bound = tighter
+        if converged:
+            break
+    return bound
 
 
 class _CellCounts:
