@@ -8,8 +8,10 @@ durable (WAL, synchronous=FULL) may anyone see the values (DESIGN rules 5 and 6)
 processes on the same file are serialised by SQLite's write lock, so they cannot both
 spend the same budget.
 
-The fingerprint that recognises a data file is a keyed hash (HMAC with a secret kept in
-this ledger), stays in this file, and is left out of every export.
+Two fingerprints recognise a dataset's data: a keyed hash of the file's bytes, and one of
+the loaded table's content, which is the same whatever format, row order or column order
+the same data come in (``table_content``). Both are HMACs with a secret kept in this
+ledger, stay in this file, and are left out of every export.
 """
 
 from __future__ import annotations
@@ -24,10 +26,14 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from workbench.core.accounting import BASIC, Guarantee, MechanismEvent, compose, overspend
 from workbench.core.errors import BudgetError, WorkbenchError
+from workbench.core.table_content import content_digest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LEDGER_VERSION = 1
 GENESIS = "0" * 64
@@ -99,15 +105,13 @@ class Registration:
     def __post_init__(self) -> None:
         _check_budget(self.budget)
 
-    def to_json(self, fingerprint: str | None) -> dict[str, Any]:
+    def to_json(self, fingerprint: str | None, content_fingerprint: str | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {
             "budget": {"epsilon": self.budget.epsilon, "delta": self.budget.delta},
             "neighbouring": self.neighbouring,
             "privacy_unit": self.privacy_unit,
         }
-        if fingerprint:
-            data["fingerprint"] = fingerprint
-        return data
+        return {**data, **_fingerprints(fingerprint, content_fingerprint)}
 
     def as_record(self, name: str) -> DatasetRecord:
         return DatasetRecord(name, self.budget, self.neighbouring, self.privacy_unit, compose([], self.budget.delta), 0)
@@ -225,25 +229,31 @@ class Ledger:
 
     def fingerprint(self, path: str | Path) -> str:
         """Keyed hash of a data file's bytes: recognises the file, reveals nothing outside this ledger."""
-        with self._read() as db:
-            key = bytes.fromhex(db.execute("SELECT value FROM meta WHERE key = 'fingerprint_key'").fetchone()[0])
-        digest = hmac.new(key, digestmod=hashlib.sha256)
+        digest = hmac.new(self._fingerprint_key(), digestmod=hashlib.sha256)
         with Path(path).open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
         return digest.hexdigest()
 
+    def content_fingerprint(self, frame: "pd.DataFrame") -> str:
+        """Keyed hash of a loaded table's content: recognises the same data in another file, format or order."""
+        return hmac.new(self._fingerprint_key(), content_digest(frame), hashlib.sha256).hexdigest()
+
+    def _fingerprint_key(self) -> bytes:
+        with self._read() as db:
+            return bytes.fromhex(db.execute("SELECT value FROM meta WHERE key = 'fingerprint_key'").fetchone()[0])
+
     def register(
-        self, name: str, budget: Guarantee, neighbouring: str, privacy_unit: str, fingerprint: str | None = None
+        self, name: str, budget: Guarantee, neighbouring: str, privacy_unit: str, fingerprint: str | None = None,
+        content_fingerprint: str | None = None,
     ) -> Entry:
         """Add a dataset with its total budget; refuses a name that exists."""
         registration = Registration(budget, neighbouring, privacy_unit)
         with self._write() as db:
             if _entries(db, name):
                 raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.")
-            if fingerprint:
-                _check_fingerprint(db, name, fingerprint)
-            return self._append(db, name, "register", registration.to_json(fingerprint))
+            _check_fingerprint(db, name, fingerprint, content_fingerprint)
+            return self._append(db, name, "register", registration.to_json(fingerprint, content_fingerprint))
 
     def raise_budget(self, name: str, budget: Guarantee, reason: str = "") -> Entry:
         """Set a larger total budget; the change itself is recorded."""
@@ -262,6 +272,7 @@ class Ledger:
     def charge(
         self, name: str, events: list[MechanismEvent], release: dict[str, Any], plan: dict[str, Any],
         fingerprint: str | None = None, new_dataset: "Registration | None" = None,
+        content_fingerprint: str | None = None,
     ) -> Entry:
         """Append a release if the dataset's budget allows it; else refuse, saying by how much.
 
@@ -269,16 +280,13 @@ class Ledger:
         A dataset not yet in the ledger is registered with ``new_dataset`` in the same transaction.
         """
         with self._write() as db:
-            if fingerprint:
-                _check_fingerprint(db, name, fingerprint)
+            _check_fingerprint(db, name, fingerprint, content_fingerprint)
             if new_dataset is not None and not _entries(db, name):
-                self._append(db, name, "register", new_dataset.to_json(fingerprint))
+                self._append(db, name, "register", new_dataset.to_json(fingerprint, content_fingerprint))
             history = _entries(db, name)
             cost = _check_affordable(_record(name, history), release_events(history), events)
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
-            if fingerprint:
-                data["fingerprint"] = fingerprint
-            return self._append(db, name, "release", data)
+            return self._append(db, name, "release", {**data, **_fingerprints(fingerprint, content_fingerprint)})
 
     def check_affordable(
         self, name: str, events: list[MechanismEvent], new_dataset: "Registration | None" = None
@@ -404,11 +412,27 @@ def _check_affordable(record: DatasetRecord, spent: list[MechanismEvent], events
     return cost
 
 
-def _check_fingerprint(db: sqlite3.Connection, name: str, fingerprint: str) -> None:
-    """The same file must not be charged under two dataset names (that would double its budget)."""
+def _fingerprints(fingerprint: str | None, content_fingerprint: str | None) -> dict[str, str]:
+    found = {"fingerprint": fingerprint, "content_fingerprint": content_fingerprint}
+    return {key: value for key, value in found.items() if value}
+
+
+def _check_fingerprint(
+    db: sqlite3.Connection, name: str, fingerprint: str | None, content_fingerprint: str | None = None
+) -> None:
+    """The same data must not be charged under two dataset names (that would double its budget):
+    neither the same file nor the same table in another file, format or order."""
     for entry in _entries(db, None):
-        if entry.dataset != name and entry.data.get("fingerprint") == fingerprint:
+        if entry.dataset == name:
+            continue
+        if fingerprint and entry.data.get("fingerprint") == fingerprint:
             raise LedgerError(
                 f"This data file is already in the ledger as dataset '{entry.dataset}'. Releases of the same data "
                 f"share one budget: use the dataset name '{entry.dataset}' in the plan."
+            )
+        if content_fingerprint and entry.data.get("content_fingerprint") == content_fingerprint:
+            raise LedgerError(
+                f"This table's rows and columns are already in the ledger as dataset '{entry.dataset}', read from "
+                "another file (perhaps in another format, or with its rows or columns in another order). Releases "
+                f"of the same data share one budget: use the dataset name '{entry.dataset}' in the plan."
             )

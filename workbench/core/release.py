@@ -168,6 +168,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     check_unchanged(table)
     fingerprint = ledger.fingerprint(table.source) if Path(table.source).is_file() else None
     check_unchanged(table)  # the fingerprint is of the file the statistics are computed from
+    content_fingerprint = ledger.content_fingerprint(table.frame)  # the same data from another file or format
     new_dataset = None
     if not ledger.has_dataset(name):
         if dataset_budget is None:
@@ -202,7 +203,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     )
     before = None if new_dataset else ledger.dataset(name)
     recorded_plan = replace(plan, dataset=replace(plan.dataset, file_name=None)).to_json()  # no file name in the ledger
-    entry = ledger.charge(name, events, result.to_json(), recorded_plan, fingerprint, new_dataset)
+    entry = ledger.charge(name, events, result.to_json(), recorded_plan, fingerprint, new_dataset, content_fingerprint)
     after = ledger.dataset(name)
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {

@@ -1,0 +1,105 @@
+"""The content fingerprint: the same table from any file, format or order is recognised (issue 19, 4)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyreadstat
+import pytest
+
+from tests.realistic_tables import REGIONS, labour_force
+from workbench.cli import main
+from workbench.core.io import load_table
+from workbench.core.ledger import Ledger
+from workbench.core.table_content import content_digest
+
+
+def survey() -> pd.DataFrame:
+    """Realistic rows with missing values in a number column and in a text column."""
+    frame = labour_force(800)
+    frame.loc[frame.index[::37], "ethnicity"] = None
+    frame["hours"] = np.where(np.arange(len(frame)) % 3 == 0, 37.5, 40.0)  # a non-integer number
+    return frame
+
+
+def copies(frame: pd.DataFrame, folder) -> dict[str, object]:
+    """The table as CSV, Excel, Parquet, SPSS and Stata, and as a CSV with rows and columns shuffled."""
+    paths = {kind: folder / f"survey.{kind}" for kind in ("csv", "xlsx", "parquet", "sav", "dta")}
+    frame.to_csv(paths["csv"], index=False)
+    frame.to_excel(paths["xlsx"], index=False)
+    frame.to_parquet(paths["parquet"])
+    pyreadstat.write_sav(frame, str(paths["sav"]))
+    pyreadstat.write_dta(frame, str(paths["dta"]))
+    shuffled = frame.sample(frac=1.0, random_state=5)[list(reversed(frame.columns))]
+    paths["shuffled"] = folder / "shuffled.csv"
+    shuffled.to_csv(paths["shuffled"], index=False)
+    return paths
+
+
+def test_the_same_table_in_every_format_and_any_order_has_one_digest(tmp_path):
+    frame = survey()
+    digests = {kind: content_digest(load_table(path).frame) for kind, path in copies(frame, tmp_path).items()}
+    assert len(set(digests.values())) == 1, digests
+    assert load_table(tmp_path / "survey.sav").frame["sex"].dtype != load_table(tmp_path / "survey.csv").frame["sex"].dtype
+
+
+@pytest.mark.parametrize("change", ["one value", "one row fewer", "a column renamed", "a missing value filled"])
+def test_any_change_to_the_content_changes_the_digest(change):
+    frame = survey()
+    changed = frame.copy()
+    if change == "one value":
+        changed.loc[changed.index[10], "wage"] = changed["wage"].iloc[10] + 10
+    elif change == "one row fewer":
+        changed = changed.iloc[1:]
+    elif change == "a column renamed":
+        changed = changed.rename(columns={"wage": "wages"})
+    else:
+        changed["wage"] = changed["wage"].fillna(0.0)
+    assert frame["wage"].isna().any()
+    assert content_digest(changed) != content_digest(frame)
+
+
+def test_a_duplicated_row_is_not_the_same_table():
+    frame = survey()
+    assert content_digest(pd.concat([frame, frame.iloc[:1]])) != content_digest(frame)
+
+
+def count_plan(name: str) -> dict:
+    return {
+        "format": "dp-workbench-plan", "version": 1, "dataset": {"name": name, "size_estimate": 800},
+        "schema": {"columns": [{"name": "region", "kind": "categorical", "categories": list(REGIONS)}],
+                   "privacy_unit": {"id_column": None, "max_rows_per_person": 1}, "neighbouring": "add_remove"},
+        "statistics": [{"type": "histogram", "column": "region", "mechanism": "laplace", "epsilon": 0.5}],
+        "total_budget": {"epsilon": 0.5, "delta": 0.0},
+    }
+
+
+def test_the_same_data_from_another_format_cannot_start_a_fresh_budget(tmp_path, capsys, private_ledger):
+    """Released from the CSV as one dataset; the .sav copy (shuffled rows, another name) is refused before
+    anything is charged, and the ledger stores the content fingerprint only as a keyed hash, never exported."""
+    frame = survey()
+    paths = copies(frame, tmp_path)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(count_plan("Labour force")))
+    assert main(["release", str(paths["csv"]), "--plan", str(plan), "--out", str(tmp_path / "first"),
+                 "--dataset-budget", "3", "1e-6"]) == 0
+    capsys.readouterr()
+
+    shuffled = frame.sample(frac=1.0, random_state=9)
+    pyreadstat.write_sav(shuffled, str(tmp_path / "copy.sav"))
+    (tmp_path / "again.json").write_text(json.dumps(count_plan("Labour force again")))
+    entries_before = len(Ledger(private_ledger).entries())
+    assert main(["release", str(tmp_path / "copy.sav"), "--plan", str(tmp_path / "again.json"),
+                 "--out", str(tmp_path / "second"), "--dataset-budget", "3", "1e-6"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "already in the ledger as dataset 'Labour force'" in err and "another format" in err
+    assert not (tmp_path / "second").exists()
+    assert len(Ledger(private_ledger).entries()) == entries_before
+
+    ledger = Ledger(private_ledger)
+    stored = ledger.entries()[0].data["content_fingerprint"]
+    assert stored == ledger.content_fingerprint(load_table(paths["dta"]).frame)
+    assert stored != content_digest(frame).hex()  # keyed: not the plain digest
+    out = tmp_path / "ledger.json"
+    assert main(["ledger", "export", "--format", "json", "--out", str(out)]) == 0
+    assert stored not in out.read_text() and "fingerprint" not in out.read_text()
