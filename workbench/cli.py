@@ -190,7 +190,12 @@ def _inspect(args: argparse.Namespace) -> int:
     missing = table.frame.isna().sum()  # the curator's view of the file, as step 1 of the app shows it
     rows = [("column", "stored as", "missing", "proposed kind", "why")]
     rows += [(p.name, p.storage, f"{int(missing[p.name]):,}", p.kind.value, p.reason) for p in proposals]
-    _print_table(rows, right=frozenset({2}))
+    if table.variable_labels:  # the file's own description of each column, as steps 1 and 3 of the app show it
+        rows = [(row[0], "label", *row[1:]) if i == 0 else (row[0], table.variable_labels.get(row[0], ""), *row[1:])
+                for i, row in enumerate(rows)]
+        _print_table(rows, right=frozenset({3}))
+    else:
+        _print_table(rows, right=frozenset({2}))
     labelled = [p for p in proposals if p.offered_categories]
     for proposal in labelled:
         print(f"\nCategories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")

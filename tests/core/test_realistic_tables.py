@@ -3,11 +3,13 @@ no default output holds a negative count or a mean outside its bounds; the raw n
 results.json; a cell whose error bar is wider than its range says it is not reliable."""
 
 import json
+from dataclasses import replace
 import math
 
+import pandas as pd
 import pytest
 
-from realistic_tables import REGIONS, WAGE_BOUNDS, labour_force, write_labelled
+from realistic_tables import REGIONS, VARIABLE_LABELS, WAGE_BOUNDS, labour_force, write_labelled
 from workbench.cli import main
 from workbench.core.accounting import Guarantee
 from workbench.core.io import load_table
@@ -191,3 +193,49 @@ def test_a_column_no_statistic_reads_blocks_nothing_and_is_not_read(labour_csv, 
     plan.validate()
     result = release(load_table(labour_csv), plan, Ledger(tmp_path / "l.sqlite"), Guarantee(10.0, 0.0, "total budget"))
     assert len(result.statistics) == len(plan.statistics)
+
+
+def test_a_51_value_text_column_and_0_1_codes_are_proposed_as_categorical_with_a_reason(tmp_path):
+    """Issue 19, 5: 51 states in many rows read as a coded list, not free text; 0/1 columns say both kinds fit."""
+    from workbench.core.io import load_table, propose_kinds
+
+    path = tmp_path / "lf.csv"
+    labour_force(3000).to_csv(path, index=False)
+    proposals = {p.name: p for p in propose_kinds(load_table(path))}
+    assert proposals["state"].kind.value == "categorical" and "51 distinct texts in 3,000 rows" in proposals["state"].reason
+    for dummy in ("sex", "employed"):
+        assert proposals[dummy].kind.value == "categorical" and "both kinds fit" in proposals[dummy].reason
+    assert proposals["wage"].kind.value == "numeric"
+    free = pd.DataFrame({"comment": [f"answer {i % 700}" for i in range(3000)]})  # 700 distinct: free text
+    free.to_csv(tmp_path / "free.csv", index=False)
+    assert propose_kinds(load_table(tmp_path / "free.csv"))[0].kind.value == "ignored"
+
+
+def test_variable_labels_are_read_and_shown_by_inspect(tmp_path, capsys):
+    from workbench.cli import main
+    from workbench.core.io import load_table
+
+    for suffix in (".sav", ".dta"):
+        path = write_labelled(labour_force(500), tmp_path / f"lf{suffix}")
+        assert load_table(path).variable_labels["wage"] == VARIABLE_LABELS["wage"]
+        assert main(["inspect", str(path)]) == 0
+        printed = capsys.readouterr().out
+        assert "label" in printed.splitlines()[2] and VARIABLE_LABELS["wage"] in printed
+
+
+def test_variable_labels_travel_from_the_file_through_the_plan_to_results_and_report(tmp_path, private_ledger):
+    path = write_labelled(labour_force(600), tmp_path / "lf.sav")
+    table = load_table(path)
+    plan = plan_template(table, name="Labour force")
+    assert plan.schema.column("wage").label == VARIABLE_LABELS["wage"]
+    assert ReleasePlan.from_json(json.loads(json.dumps(plan.to_json()))).schema.column("wage").label == VARIABLE_LABELS["wage"]
+    schema = replace(plan.schema, columns=tuple(
+        replace(c, lower=WAGE_BOUNDS[0], upper=WAGE_BOUNDS[1]) if c.name == "wage" else c
+        for c in plan.schema.columns if c.name in ("wage", "sex")))
+    plan = replace(plan, schema=schema, statistics=(
+        PlannedStatistic(Mean("wage", by="sex"), MechanismKind.LAPLACE, Budget(1.0)),), total=Budget(1.0))
+    result = release(table, plan, Ledger(private_ledger), Guarantee(2.0, 0.0, ""))
+    written = result.to_json()["statistics"][0]
+    assert written["column_labels"] == {"wage": VARIABLE_LABELS["wage"], "sex": VARIABLE_LABELS["sex"]}
+    html = render_html(build_report(result))
+    assert "wage: Weekly wage (USD); sex: Sex of respondent" in html

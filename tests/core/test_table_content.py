@@ -7,7 +7,7 @@ import pandas as pd
 import pyreadstat
 import pytest
 
-from tests.realistic_tables import REGIONS, labour_force
+from realistic_tables import REGIONS, labour_force
 from workbench.cli import main
 from workbench.core.io import load_table
 from workbench.core.ledger import Ledger

@@ -75,6 +75,8 @@ class Table:
     # columns kept as numbers although the file labels a few of their codes (a scale's end points,
     # "99 = refused"): code -> label, for the proposal to name
     code_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # what an SPSS, Stata or SAS file says a column is ("Weekly income (USD)"): public metadata, like the name
+    variable_labels: Mapping[str, str] = field(default_factory=dict)
     encoding: str | None = None
     delimiter: str | None = None
     state: FileState | None = None  # the file as it was read; a release checks it has not changed since
@@ -93,6 +95,7 @@ class ColumnProposal:
     kind: ColumnKind
     reason: str
     offered_categories: tuple[str, ...] = ()
+    label: str = ""  # the file's variable label, if it gives one
 
 
 def load_table(
@@ -423,7 +426,13 @@ def _load_statistics_file(path: Path, kind: str) -> Table:
             continue
         labels[column] = tuple(dict.fromkeys(str(v) for v in mapping.values()))  # two codes may share a label
         frame[column] = frame[column].map(lambda v, m=mapping: m.get(v, v) if pd.notna(v) else v)
-    return Table(frame=frame, source=path, file_format=kind, value_labels=labels, code_labels=code_labels)
+    variable_labels = {
+        str(column): str(label).strip()
+        for column, label in (getattr(meta, "column_names_to_labels", None) or {}).items()
+        if label and str(label).strip() and str(label).strip() != str(column)
+    }
+    return Table(frame=frame, source=path, file_format=kind, value_labels=labels, code_labels=code_labels,
+                 variable_labels=variable_labels)
 
 
 def _labels_only_some_numbers(values: pd.Series, mapping: Mapping[Any, Any]) -> bool:
@@ -441,6 +450,12 @@ def _labels_only_some_numbers(values: pd.Series, mapping: Mapping[Any, Any]) -> 
     return len(present) > 0 and labelled < len(present) / 2
 
 
+def _zero_one(values: pd.Series) -> bool:
+    """Whether the values present are exactly the codes 0 and 1 (a yes/no or dummy column)."""
+    present = pd.unique(values.dropna())
+    return len(present) == 2 and set(float(v) for v in present) == {0.0, 1.0}
+
+
 def _short(label: str, length: int = 30) -> str:
     return label if len(label) <= length else label[: length - 1].rstrip() + "…"
 
@@ -453,6 +468,8 @@ def _code_text(code: Any) -> str:
 
 _ID_NAME = re.compile(r"(^|[_\W])(id|key|identifier|uuid)($|[_\W])|^id[A-Z0-9_]|Id$|ID$", re.IGNORECASE)
 _MAX_PROPOSED_CATEGORIES = 50
+_MAX_CODED_CATEGORIES = 500  # more distinct texts than this are proposed as free text however many rows there are
+_ROWS_PER_CATEGORY = 20  # a text column with this many rows per distinct value on average reads as a coded list
 
 
 def propose_kinds(table: Table) -> tuple[ColumnProposal, ...]:
@@ -460,7 +477,10 @@ def propose_kinds(table: Table) -> tuple[ColumnProposal, ...]:
 
     Nothing here is released: proposals stay on the curator's screen.
     """
-    return tuple(_propose(table, str(name)) for name in table.frame.columns)
+    return tuple(
+        replace(proposal, label=table.variable_labels.get(proposal.name, ""))
+        for proposal in (_propose(table, str(name)) for name in table.frame.columns)
+    )
 
 
 def _propose(table: Table, name: str) -> ColumnProposal:
@@ -482,6 +502,11 @@ def _propose(table: Table, name: str) -> ColumnProposal:
         return ColumnProposal(name, storage, ColumnKind.IDENTIFIER, "the name looks like an identifier")
     if pd.api.types.is_bool_dtype(series):
         return ColumnProposal(name, storage, ColumnKind.CATEGORICAL, "yes/no values")
+    if pd.api.types.is_numeric_dtype(series) and name not in table.code_labels and _zero_one(series):
+        return ColumnProposal(
+            name, storage, ColumnKind.CATEGORICAL,
+            "codes 0 and 1: both kinds fit; categorical counts each code, numeric (bounds 0 and 1) gives the share of 1s",
+        )
     if pd.api.types.is_numeric_dtype(series):
         reason = "the values are numbers"
         if name in table.code_labels:
@@ -490,9 +515,14 @@ def _propose(table: Table, name: str) -> ColumnProposal:
             reason += (f"; the file labels only a few of them ({shown}): a labelled code that means no answer "
                        "(such as 99 = refused) counts as that number unless the file marks it missing")
         return ColumnProposal(name, storage, ColumnKind.NUMERIC, reason)
-    distinct = series.nunique(dropna=True)
+    distinct, present = series.nunique(dropna=True), int(series.notna().sum())
     if distinct <= _MAX_PROPOSED_CATEGORIES:
         return ColumnProposal(name, storage, ColumnKind.CATEGORICAL, "text with few distinct values")
-    if distinct >= 0.9 * series.notna().sum():
+    if distinct <= _MAX_CODED_CATEGORIES and distinct * _ROWS_PER_CATEGORY <= present:
+        return ColumnProposal(
+            name, storage, ColumnKind.CATEGORICAL,
+            f"{distinct:,} distinct texts in {present:,} rows (about {present // distinct:,} each): a coded list",
+        )
+    if distinct >= 0.9 * present:
         return ColumnProposal(name, storage, ColumnKind.IDENTIFIER, "text that is nearly unique per row")
     return ColumnProposal(name, storage, ColumnKind.IGNORED, "free text with many distinct values")

@@ -42,6 +42,7 @@ class ReleasedStatistic:
     noise: tuple[MechanismEvent, ...]  # per query, in the statistic's own units
     cells: tuple[Cell, ...]
     post_processing: tuple[str, ...] = ()  # what was done to the released values, with its bias
+    column_labels: tuple[tuple[str, str], ...] = ()  # (column, the file's label for it) for the columns it reads
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +56,7 @@ class ReleasedStatistic:
             "method": self.method,
             "noise": [n.to_json() for n in self.noise],
             "post_processing": list(self.post_processing),
+            **({"column_labels": dict(self.column_labels)} if self.column_labels else {}),
             "cells": [
                 {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note,
                  "raw_value": c.raw_value, "reliable": c.reliable}
@@ -84,6 +86,7 @@ class ReleasedStatistic:
                 for c in data["cells"]
             ),
             post_processing=tuple(data.get("post_processing", ())),
+            column_labels=tuple((str(k), str(v)) for k, v in (data.get("column_labels") or {}).items()),
         )
 
 
@@ -276,4 +279,8 @@ def _release_one(planned: PlannedStatistic, queries, noises, data, plan: Release
         noise=tuple(MechanismEvent.from_noise(q.name, n, q.unit, q.scalar) for q, n in zip(queries, noises)),
         cells=cells,
         post_processing=tuple(planned.post.describe(statistic, plan.schema)),
+        column_labels=tuple(
+            (name, plan.schema.column(name).label) for name in dict.fromkeys(statistic.column_names)
+            if plan.schema.column(name).label
+        ),
     )

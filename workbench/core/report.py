@@ -65,6 +65,7 @@ class StatisticSection:
     post_processing: tuple[str, ...]
     rows: tuple[ReportRow, ...]
     pictures: tuple[Picture, ...]
+    columns: str = ""  # the file's labels of the columns it reads: "wage: Weekly wage (USD)"
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
         post_processing=statistic.post_processing,
         rows=rows,
         pictures=_pictures(statistic, confidence, count),
+        columns="; ".join(f"{name}: {label}" for name, label in statistic.column_labels),
     )
 
 

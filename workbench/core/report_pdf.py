@@ -127,7 +127,8 @@ def render_pdf(report: Report, paper: str = "a4") -> bytes:
             ("VALIGN", (0, 0), (-1, -1), "TOP"),
             ("FONTNAME", (0, 0), (-1, -1), FONT),  # the default, Helvetica, would be named though unused
         ]))
-        story.append(KeepTogether([p(section.label, "h3"), table]))
+        heading = [p(section.label, "h3")] + ([p(section.columns, "small")] if section.columns else [])
+        story.append(KeepTogether([*heading, table]))
         details = f"ε = {section.epsilon:.4g}, δ = {section.delta:.3g}; {section.mechanism}; {section.noise}. {section.method}"
         story.append(p(details, "small"))
         if section.post_processing:

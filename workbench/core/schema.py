@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -71,10 +71,12 @@ class ColumnSpec:
     """Base of the four column kinds; ``kind`` names it in plan files."""
 
     name: str
+    # the file's description of the column ("Weekly wage (USD)"), public metadata shown beside the name
+    label: str = field(default="", kw_only=True)
     kind: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind}
+        return {"name": self.name, "kind": self.kind, **({"label": self.label} if self.label else {})}
 
     def validate(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -206,6 +208,13 @@ COLUMN_KINDS: dict[str, type[ColumnSpec]] = {
 def column_from_json(data: Any, position: int) -> ColumnSpec:
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise SchemaError(f"Column {position + 1} in the schema needs a 'name'.")
+    label = data.get("label", "")
+    if not isinstance(label, str):
+        raise SchemaError(f"Column '{data['name']}': 'label' must be a piece of text describing the column.")
+    return replace(_column_from_json(data), label=label.strip())
+
+
+def _column_from_json(data: dict[str, Any]) -> ColumnSpec:
     name = data["name"]
     kind = data.get("kind")
     if not isinstance(kind, str) or kind not in COLUMN_KINDS:

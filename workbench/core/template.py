@@ -7,6 +7,7 @@ are metadata written by the data producer, not values observed in the rows.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from workbench.core.io import ColumnKind, ColumnProposal, Table, propose_kinds
@@ -31,13 +32,14 @@ def describe_columns(proposals: Sequence[ColumnProposal]) -> tuple[ColumnSpec, .
     specs: list[ColumnSpec] = []
     for proposal in proposals:
         if proposal.kind is ColumnKind.NUMERIC:
-            specs.append(NumericColumn(proposal.name))
+            spec: ColumnSpec = NumericColumn(proposal.name)
         elif proposal.kind is ColumnKind.CATEGORICAL:
-            specs.append(categorical_column(proposal.name, proposal.offered_categories))
+            spec = categorical_column(proposal.name, proposal.offered_categories)
         elif proposal.kind is ColumnKind.IDENTIFIER:
-            specs.append(IdentifierColumn(proposal.name))
+            spec = IdentifierColumn(proposal.name)
         else:
-            specs.append(IgnoredColumn(proposal.name))
+            spec = IgnoredColumn(proposal.name)
+        specs.append(replace(spec, label=proposal.label))
     return tuple(specs)
 
 

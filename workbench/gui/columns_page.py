@@ -7,6 +7,8 @@ warning that says what it discloses. Bad input is marked at the field.
 
 from __future__ import annotations
 
+import html
+
 from dataclasses import replace
 
 from typing import Callable
@@ -247,6 +249,9 @@ class ColumnsPage(QWidget):
     def _show_row(self, row: int, spec: ColumnSpec) -> None:
         index = self.visible[row]
         name = QLabel(f"  {spec.name}  ")
+        if spec.label:  # the file's variable label under the name, as step 1 shows it
+            name.setText(f"&nbsp;&nbsp;{html.escape(spec.name)}<br>&nbsp;&nbsp;<small>{html.escape(spec.label)}</small>")
+            name.setToolTip(spec.label)
         self.grid.setCellWidget(row, 0, name)
         kind = QComboBox()
         kind.addItems(list(KINDS))
@@ -282,6 +287,8 @@ class ColumnsPage(QWidget):
         missing.setEnabled(numeric or categorical)
         for column, widget in ((2, lower), (3, upper), (4, categories), (5, missing)):
             self.grid.setCellWidget(row, column, widget)
+        if spec.label:
+            self.grid.setRowHeight(row, max(self.grid.rowHeight(row), name.sizeHint().height() + 6))
         self._mark(row, spec)
 
     def _mark(self, row: int, spec: ColumnSpec) -> None:

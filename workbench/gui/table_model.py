@@ -56,21 +56,25 @@ class FramePreviewModel(QAbstractTableModel):
 
 
 class ColumnProposalModel(QAbstractTableModel):
-    """One row per column: name, storage type, proposed kind, missing values, and why that kind."""
+    """One row per column: name, the file's variable label where it gives them (SPSS, Stata, SAS),
+    storage type, proposed kind, missing values, and why that kind."""
 
     HEADERS = ("column", "stored as", "proposed kind", "missing values", "why this kind")
 
     def __init__(self, proposals: Sequence[ColumnProposal], missing: Sequence[int], parent: Any = None) -> None:
         super().__init__(parent)
+        labelled = any(p.label for p in proposals)
+        self.headers = ("column", "label in the file", *self.HEADERS[1:]) if labelled else self.HEADERS
         self._rows = [
-            (p.name, p.storage, p.kind.value, str(m), p.reason) for p, m in zip(proposals, missing, strict=True)
+            (p.name, *((p.label,) if labelled else ()), p.storage, p.kind.value, str(m), p.reason)
+            for p, m in zip(proposals, missing, strict=True)
         ]
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
+        return 0 if parent.isValid() else len(self.headers)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if index.isValid() and role == Qt.ItemDataRole.DisplayRole:
@@ -79,5 +83,5 @@ class ColumnProposalModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
+            return self.headers[section]
         return None
