@@ -21,12 +21,12 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
-from workbench.core.plan import ReleasePlan
+from workbench.core.plan import PlannedStatistic, ReleasePlan
 from workbench.core.bounds import estimate_bounds, with_bounds
 from workbench.core.category_check import check_categories
-from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, expected_error, with_privacy
+from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, expected_error, group_size, size_for_error, with_privacy
 from workbench.core.release import Release, release
-from workbench.core.schema import Neighbouring
+from workbench.core.schema import Neighbouring, Schema
 from workbench.core.template import NEUTRAL_NAME, PROPOSAL_WORDS, plan_template
 
 EXIT_USER_ERROR = 2
@@ -240,25 +240,50 @@ def _plan_budget(args: argparse.Namespace) -> int:
     plan.validate()
     size = plan.schema.public_size or plan.dataset.size_estimate
     percent = f"{plan.confidence * 100:g}%"
-    rows = [("statistic", "mechanism", "ε", "δ", f"expected ± ({percent})", "target ±")]
+    rows = [("statistic", "mechanism", "ε", "δ", f"at most ± ({percent})", "for", "target ±")]
+    needs = []
     for planned in plan.statistics:
         error = expected_error(planned, plan.schema, size, plan.confidence)
         rows.append((
             planned.statistic.label, planned.mechanism.value, f"{planned.budget.epsilon:.4g}",
             f"{planned.budget.delta:g}", "needs a size estimate" if math.isinf(error)
             else _with_unit(_format_value(error, error), planned.statistic.error_unit),
+            _error_basis(planned, plan.schema, size),
             "" if planned.target_error is None else f"{planned.target_error:g}",
         ))
-    _print_table(rows, right=frozenset({2, 3, 4, 5}))
+        if planned.statistic.by and planned.target_error is not None and planned.smallest_group is None:
+            rows_needed = size_for_error(planned, plan.schema, planned.target_error, plan.confidence)
+            if rows_needed is not None and rows_needed > 1:
+                needs.append(f"{planned.statistic.label}: the target ± {planned.target_error:g} holds for a group of "
+                             f"at least {rows_needed:,} rows; smaller groups get a wider error bar. Give "
+                             "'smallest_group' to buy it for the smallest group you will publish.")
+    _print_table(rows, right=frozenset({2, 3, 4, 6}))
+    for line in needs:
+        _say(line)
     total = plan.guarantee()
     print(f"\nTotal: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
           f"(plan budget ε = {plan.total.epsilon:g}, δ = {plan.total.delta:g}).")
     if size:
         print(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
+    _say("'At most ±' is the largest error bar the release can state at that size, for any true value within the "
+         "bounds (a mean near the middle of its bounds gets a narrower one). For a statistic by group it is for "
+         "the group named under 'for': give 'smallest_group' (the rows of the smallest group you will publish) "
+         "for a promise that holds for every group of at least that size.")
     if args.out:
         plan.save(args.out)
         print(f"Wrote {args.out}.")
     return 0
+
+
+def _error_basis(planned: PlannedStatistic, schema: Schema, size: float | None) -> str:
+    """Which rows the planned error is for: the table, the smallest group, or a group of average size."""
+    rows = group_size(planned, schema, size)
+    if not rows or not planned.statistic.computed_from_noisy_sums:  # an error that does not depend on the rows
+        return "each cell" if planned.statistic.by else ""
+    if not planned.statistic.by:
+        return f"{rows:,.0f} rows"
+    which = "smallest group" if planned.smallest_group is not None else "average group"
+    return f"{which}, {rows:,.0f} rows"
 
 
 def _dataset_budget(args: argparse.Namespace) -> Guarantee | None:

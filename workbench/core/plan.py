@@ -102,7 +102,10 @@ class PlannedStatistic:
     """One statistic, the mechanism that releases it, and the (ε, δ) it may spend.
 
     Optionally an accuracy target (the ± half-width wanted at the plan's confidence) or a
-    weight; ``planner.budget_plan`` turns either into ε.
+    weight; ``planner.budget_plan`` turns either into ε. For a statistic by group,
+    ``smallest_group`` is a public guess of the rows in the smallest group that will be
+    published: previews and accuracy targets are then stated for that group, not for a
+    group of average size.
     """
 
     statistic: Statistic
@@ -111,6 +114,7 @@ class PlannedStatistic:
     target_error: float | None = None
     weight: float | None = None
     post: PostProcessing = None  # type: ignore[assignment]  # None: the statistic's default (``PostProcessing.default_for``)
+    smallest_group: int | None = None
 
     def __post_init__(self) -> None:
         if self.post is None:
@@ -136,6 +140,8 @@ class PlannedStatistic:
             out["target_error"] = self.target_error
         if self.weight is not None:
             out["weight"] = self.weight
+        if self.smallest_group is not None:
+            out["smallest_group"] = self.smallest_group
         if self.post != PostProcessing.default_for(self.statistic):
             out["post_processing"] = self.post.to_json()
         return out
@@ -156,6 +162,13 @@ class PlannedStatistic:
                                       or not math.isfinite(value) or value <= 0):
                 raise PlanError(f"{where}: '{key}' must be a positive number, not {value!r}.")
             optional[key] = value
+        smallest = data.get("smallest_group")
+        if smallest is not None:
+            if isinstance(smallest, bool) or not isinstance(smallest, (int, float)) or smallest < 1 or smallest != int(smallest):
+                raise PlanError(f"{where}: 'smallest_group' must be a whole number of rows, at least 1, not {smallest!r}.")
+            if not statistic.by:
+                raise PlanError(f"{where}: 'smallest_group' is for a statistic by group; {statistic.label} has no 'by'.")
+            optional["smallest_group"] = int(smallest)
         post = PostProcessing.from_json(data.get("post_processing"), where) if "post_processing" in data else None
         if "epsilon" not in data:
             if optional["target_error"] is not None or optional["weight"] is not None:

@@ -26,13 +26,44 @@ def expected_error(
 ) -> float:
     """Half-width of the noise interval of ``planned`` at ``confidence`` (per cell).
 
-    For a statistic by group whose error depends on the size (a mean), the size is that
+    For a statistic by group whose error depends on the size (a mean), the size is the
+    planned ``smallest_group`` where given (the group the promise must hold for), else that
     of a group of average size: the estimate divided by the number of groups.
     """
+    return planned.statistic.error_bound(
+        planned.noises(schema, verified), schema, group_size(planned, schema, size_estimate), confidence
+    )
+
+
+def group_size(planned: PlannedStatistic, schema: Schema, size_estimate: float | None) -> float | None:
+    """The rows a preview assumes for one cell of ``planned``: the whole estimate, the planned smallest
+    group, or the estimate shared evenly by the groups."""
     statistic = planned.statistic
-    if size_estimate and statistic.by:
-        size_estimate = size_estimate / len(statistic.groups(schema))
-    return statistic.error_bound(planned.noises(schema, verified), schema, size_estimate, confidence)
+    if not statistic.by:
+        return size_estimate
+    if planned.smallest_group is not None:
+        return float(planned.smallest_group)
+    return size_estimate / len(statistic.groups(schema)) if size_estimate else size_estimate
+
+
+def size_for_error(planned: PlannedStatistic, schema: Schema, target: float, confidence: float) -> int | None:
+    """The fewest rows a group (or the table) needs for ``planned`` to be within ±``target``, or None
+    where no number of rows is enough (a count's error does not shrink with size)."""
+    noises = planned.noises(schema)
+
+    def error(rows: float) -> float:
+        return planned.statistic.error_bound(noises, schema, rows, confidence)
+
+    high = 1
+    while error(high) > target:
+        high *= 2
+        if high > 1 << 40 or error(high) == error(high / 2):
+            return None
+    low = high // 2
+    while high - low > 1:  # error falls as rows rise
+        middle = (low + high) // 2
+        low, high = (low, middle) if error(middle) <= target else (middle, high)
+    return high
 
 
 def epsilon_for_error(
@@ -43,13 +74,16 @@ def epsilon_for_error(
     confidence: float = 0.95,
     delta: float = 0.0,
     size_estimate: float | None = None,
+    smallest_group: int | None = None,
 ) -> float:
-    """The smallest ε (to 3 significant digits, rounded up) whose error is at most ``target``."""
+    """The smallest ε (to 3 significant digits, rounded up) whose error is at most ``target``
+    (for a statistic by group: in its smallest group, where that is given)."""
     if not target > 0 or not math.isfinite(target):
         raise PlanError(f"The accuracy target for '{statistic.label}' must be a positive number, not {target!r}.")
 
     def error(epsilon: float) -> float:
-        return expected_error(PlannedStatistic(statistic, mechanism, Budget(epsilon, delta)), schema, size_estimate, confidence)
+        planned = PlannedStatistic(statistic, mechanism, Budget(epsilon, delta), smallest_group=smallest_group)
+        return expected_error(planned, schema, size_estimate, confidence)
 
     if error(MAX_EPSILON) > target:
         raise PlanError(
@@ -88,7 +122,7 @@ def budget_plan(plan: ReleasePlan) -> ReleasePlan:
         if planned.target_error is not None:
             epsilon = epsilon_for_error(
                 planned.statistic, planned.mechanism, plan.schema, planned.target_error,
-                plan.confidence, planned.budget.delta, size,
+                plan.confidence, planned.budget.delta, size, planned.smallest_group,
             )
             statistics[i] = replace(planned, budget=Budget(epsilon, planned.budget.delta))
     weighted = [i for i, p in enumerate(statistics) if p.weight is not None and p.target_error is None]

@@ -30,7 +30,6 @@ from workbench.core.accuracy import (
     simulated_halfwidth,
     simulated_noise,
     simulation_rng,
-    split_confidence,
 )
 from workbench.core.errors import PlanError, SchemaError
 from workbench.core.mechanisms import (
@@ -447,8 +446,8 @@ class Mean(ColumnStatistic):
         when the count is noisy, so the bound is the largest t with t <= w(|offset| + t) / size:
         any true mean further than that from the released one would contradict its own 95%
         interval (``_self_consistent_halfwidth``). Without ``offset`` (previews and planning),
-        the offset is taken at its largest, half the range, with the quicker union bound: an
-        upper bound on what a release will state.
+        the offset is taken at its largest, half the range: the bound the release starts its
+        search from, so no release at that size states more (and a mean near a bound gets it).
         """
         grid = _grid(_numeric(schema, self.column, "mean"))
         if self._public_count(schema):
@@ -460,9 +459,8 @@ class Mean(ColumnStatistic):
         centre = grid.centre
         half_range = max(grid.hi - centre, centre - grid.lo) * grid.unit
         total, count = noises
-        if offset is None:  # a preview, or planning: the largest offset, by the quick union bound
-            each = split_confidence(confidence, 2)
-            return (total.halfwidth(each) * grid.unit + half_range * count.halfwidth(each)) / size
+        if offset is None:  # a preview, or planning: the largest offset, which no release exceeds
+            return combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, half_range, confidence) / size
 
         def halfwidth(distance: float) -> float:  # in the mean's units, for a true offset of ``distance``
             distance = min(distance, half_range)
