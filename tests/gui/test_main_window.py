@@ -477,3 +477,33 @@ def test_the_dataset_is_named_by_the_user_never_after_the_file(qtbot, window, sa
     page.name.setText("Household survey 2026")
     page.name.editingFinished.emit()
     assert window.document.plan.dataset.name == "Household survey 2026"
+
+
+def test_a_grouped_mean_previews_its_error_for_a_typed_smallest_group(qtbot, window, sample_plan_path):
+    """Issue 19, 3: the preview says which group its error is for, and a typed public smallest group
+    gives that group's (larger) error; the plan keeps it, and a bad entry is marked, not taken."""
+    from dataclasses import replace
+
+    from workbench.core.mechanisms import MechanismKind
+    from workbench.core.plan import Budget, PlannedStatistic
+    from workbench.core.statistics import Mean
+
+    assert window.open_plan(sample_plan_path)
+    plan = window.document.plan
+    grouped = PlannedStatistic(Mean("annual_income", by="region"), MechanismKind.LAPLACE, Budget(0.2))
+    window.document.update(replace(plan, statistics=(*plan.statistics, grouped)))
+    page = window.preview_page
+    page.recompute()
+    row = len(plan.statistics)
+    assert "average group" in page.table.item(row, 4).text()
+    average = page.errors[row]
+    smallest = page.table.cellWidget(row, 7)
+    assert smallest.isEnabled() and not page.table.cellWidget(0, 7).isEnabled()  # a count of rows has no groups
+    smallest.setText("40")
+    smallest.editingFinished.emit()
+    page.recompute()
+    assert window.document.plan.statistics[row].smallest_group == 40
+    assert "smallest group, 40 rows" in page.table.item(row, 4).text() and page.errors[row] > average
+    smallest.setText("2.5")
+    smallest.editingFinished.emit()
+    assert "ffd6d6" in smallest.styleSheet() and window.document.plan.statistics[row].smallest_group == 40

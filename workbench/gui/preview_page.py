@@ -36,7 +36,7 @@ from workbench.core.accuracy import noise_probability
 from workbench.core.errors import WorkbenchError
 from workbench.core.accounting import SAMPLING_CONDITIONS
 from workbench.core.plan import Budget, suggested_delta
-from workbench.core.planner import PRIVACY_TRADE_OFF, expected_error, relative_reference, with_privacy
+from workbench.core.planner import PRIVACY_TRADE_OFF, expected_error, group_size, relative_reference, with_privacy
 from workbench.core.risk import reading
 from workbench.core.schema import Neighbouring
 from workbench.gui.budget_panel import TIPS, BudgetPanel
@@ -50,7 +50,8 @@ SAMPLING_TIP = (
     "with this probability, the guarantee for a person of the population is stronger: ε' = ln(1 + rate·(e^ε − 1)). "
     + SAMPLING_CONDITIONS
 )
-HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)"]
+HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)",
+           "Smallest group (rows)"]
 
 
 STATISTIC_AXIS = "noise added (in the statistic's units)"
@@ -279,6 +280,23 @@ class PreviewPage(QWidget):
         statistics[row] = replace(statistics[row], target_error=target, weight=weight)
         self.document.update(replace(plan, statistics=tuple(statistics)))
 
+    def _smallest_changed(self, row: int, field: QLineEdit) -> None:
+        plan = self.document.plan
+        try:
+            rows = parse_number(field.text())
+            if rows is not None and (rows < 1 or rows != int(rows)):
+                raise ValueError(field.text())
+        except ValueError:
+            field.setStyleSheet("background-color: #ffd6d6;")
+            field.setToolTip("The smallest group is a whole number of rows, such as 30, or empty for the average.")
+            return
+        field.setStyleSheet("")
+        statistics = list(plan.statistics)
+        if statistics[row].smallest_group == (None if rows is None else int(rows)):
+            return
+        statistics[row] = replace(statistics[row], smallest_group=None if rows is None else int(rows))
+        self.document.update(replace(plan, statistics=tuple(statistics)))
+
     def _lock_changed(self, row: int, locked: bool) -> None:
         plan = self.document.plan
         budgeted = self.document.budgeted().statistics[row]
@@ -330,6 +348,10 @@ class PreviewPage(QWidget):
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
                 unit = f" {shown.statistic.error_unit}" if shown.statistic.error_unit else ""
                 error_text = f"± {readable(error)}{unit}" if math.isfinite(error) else "needs a size estimate"
+                rows = group_size(shown, plan.schema, size)
+                if shown.statistic.by and shown.statistic.computed_from_noisy_sums and rows and math.isfinite(error):
+                    which = "smallest group" if shown.smallest_group is not None else "average group"
+                    error_text += f" ({which}, {rows:,.0f} rows)"
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
@@ -382,7 +404,7 @@ class PreviewPage(QWidget):
 
     def _show_controls(self, row: int, planned) -> None:
         """The weight and lock of a row; existing widgets are updated in place so focus stays."""
-        if self._controls_for.get(row) is planned and isinstance(self.table.cellWidget(row, 6), QLineEdit):
+        if self._controls_for.get(row) is planned and isinstance(self.table.cellWidget(row, 7), QLineEdit):
             return  # the slider moved the total only: this row's statistic is the same object as before
         self._controls_for[row] = planned
         weight, lock = self.table.cellWidget(row, 1), self.table.cellWidget(row, 2)
@@ -416,6 +438,22 @@ class PreviewPage(QWidget):
             target.setText("" if planned.target_error is None else f"{planned.target_error:g}")
         lock.setEnabled(planned.target_error is None)
         weight.setEnabled(planned.weight is not None and planned.target_error is None)
+        smallest = self.table.cellWidget(row, 7)
+        if not isinstance(smallest, QLineEdit):
+            smallest = QLineEdit()
+            smallest.editingFinished.connect(lambda r=row, f=smallest: self._smallest_changed(r, f))
+            self.table.setCellWidget(row, 7, smallest)
+        grouped = bool(planned.statistic.by)
+        smallest.setEnabled(grouped)
+        smallest.setPlaceholderText("average group" if grouped else "")
+        smallest.setToolTip(
+            "The rows of the smallest group you will publish, known without looking at the data (for example "
+            "from the census). The error and any target are then for that group; larger groups get smaller errors."
+            if grouped else "Only for a statistic by group."
+        )
+        smallest.setAccessibleName(f"smallest group of {planned.statistic.label}")
+        if not smallest.hasFocus():
+            smallest.setText("" if planned.smallest_group is None else str(planned.smallest_group))
 
     def _clear_plot(self) -> None:
         self.curve.setData([], [])
