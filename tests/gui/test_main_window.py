@@ -162,7 +162,8 @@ def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, samp
     assert budget.history.topLevelItemCount() == 1
     assert "refining" in budget.plan_cost.text()  # quick accounting while the slider may move
     qtbot.waitUntil(lambda: "refining" not in budget.plan_cost.text(), timeout=10_000)
-    assert "spent 1 + this plan" in budget.bar.format() and "of ε = 3" in budget.bar.format()
+    assert "spent 1 + this plan" in budget.bar_text.text() and "of ε = 3" in budget.bar_text.text()
+    assert not budget.bar.isTextVisible()  # the words stand above the bar, not half hidden by its fill
 
 
 def test_an_overspending_release_is_refused_with_the_amount(qtbot, window, warnings, sample_path, sample_plan_path):

@@ -3,7 +3,7 @@
 from PySide6.QtCore import Qt
 
 from gui_helpers import load
-from realistic_tables import VARIABLE_LABELS, labour_force, write_labelled
+from realistic_tables import ETHNICITIES, REGIONS, STATES, VARIABLE_LABELS, labour_force, write_labelled
 
 
 def test_variable_labels_show_in_steps_1_and_3(qtbot, window, tmp_path):
@@ -30,3 +30,51 @@ def test_a_csv_without_labels_shows_no_label_column(qtbot, window, tmp_path):
     model = window.data_page.columns.model()
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     assert headers[0] == "column" and "label in the file" not in headers
+
+
+def test_no_step_widens_the_window_on_a_screen_of_1366_by_768(qtbot, window, tmp_path):
+    """Issue 19, 6: selecting a mean in step 5 made the window wider than the screen. Every step is visited,
+    with long column names and labels, a grouped mean and a cross-tab selected; the window keeps its width and
+    never asks for more than the screen has."""
+    from dataclasses import replace
+
+    from workbench.core.mechanisms import MechanismKind
+    from workbench.core.plan import Budget, PlannedStatistic
+    from workbench.core.schema import CategoricalColumn, NumericColumn
+    from workbench.core.statistics import CrossTab, Mean
+
+    frame = labour_force(3000)
+    long_name = "weekly_income_from_the_main_job_before_taxes_and_deductions_usd"
+    frame = frame.rename(columns={"wage": long_name})
+    path = tmp_path / "lf.csv"
+    frame.to_csv(path, index=False)
+    window.resize(1280, 700)
+    load(qtbot, window, path)
+    plan = window.document.plan
+    public = {"state": STATES, "region": REGIONS, "sex": ("0", "1"), "employed": ("0", "1"), "ethnicity": ETHNICITIES}
+    columns = tuple(
+        replace(c, lower=0.0, upper=5000.0) if c.name == long_name
+        else replace(c, categories=public[c.name]) if isinstance(c, CategoricalColumn)
+        else replace(c, lower=1.0, upper=1000.0) if isinstance(c, NumericColumn)
+        else c
+        for c in plan.schema.columns
+    )
+    assert any(isinstance(c, NumericColumn) and c.name == long_name for c in columns)
+    statistics = (*plan.statistics,
+                  PlannedStatistic(Mean(long_name, by="state"), MechanismKind.LAPLACE, Budget(0.2)),
+                  PlannedStatistic(CrossTab(("sex", "employed"), by="region"), MechanismKind.LAPLACE, Budget(0.2)))
+    window.document.update(replace(plan, schema=replace(plan.schema, columns=columns), statistics=statistics))
+    width = window.width()
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        qtbot.wait(50)
+        if window.tabs.currentWidget() is window.preview_page:
+            page = window.preview_page
+            assert page.table.rowCount() == len(statistics)
+            for row in range(page.table.rowCount()):
+                page.table.selectRow(row)
+                qtbot.wait(20)
+                assert "oise" in page.plot_title.text() or "likely" in page.plot_title.text()  # a noise is drawn
+                assert window.width() == width, (index, row, window.width())
+        assert window.width() == width, (index, window.width())
+        assert window.minimumSizeHint().width() <= 1366, (index, window.minimumSizeHint().width())

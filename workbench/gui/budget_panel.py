@@ -46,8 +46,10 @@ class BudgetPanel(QWidget):
         self.ledger_state.setToolTip(TIPS["spent"] + "\n" + TIPS["left"])
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
-        self.bar.setTextVisible(True)
+        self.bar.setTextVisible(False)  # drawn over the bar, the words were half hidden by its fill (issue 19, 6)
         self.bar.setToolTip("Share of the dataset's total ε: spent before, plus this plan.")
+        self.bar_text = QLabel()  # the bar's words, on a line of their own above it
+        self.bar_text.setWordWrap(True)
         self.total_epsilon = QDoubleSpinBox()
         self.total_epsilon.setRange(0.001, 100)
         self.total_epsilon.setDecimals(3)
@@ -70,6 +72,7 @@ class BudgetPanel(QWidget):
         layout.addWidget(QLabel("<h3>Budget</h3>"))
         layout.addWidget(self.plan_cost)
         layout.addWidget(self.ledger_state)
+        layout.addWidget(self.bar_text)
         layout.addWidget(self.bar)
         layout.addWidget(self.new_dataset)
         layout.addWidget(QLabel("Earlier releases of this dataset:"))
@@ -120,7 +123,10 @@ class BudgetPanel(QWidget):
             self.bar.setUpdatesEnabled(False)
             self.bar.setValue(value)
             self.bar.setUpdatesEnabled(True)
-        self.bar.setFormat(f"spent {spent_before:.3g} + this plan → {after:.3g} of ε = {total.epsilon:g}")
+        words = f"spent {spent_before:.3g} + this plan → {after:.3g} of ε = {total.epsilon:g}"
+        self.bar.setFormat(words)  # read by screen readers (accessible value text)
+        if self.bar_text.text() != words:
+            self.bar_text.setText(words)
         over = share > 1.0 + 1e-9
         style = "QProgressBar::chunk { background: #c0392b; }" if over else ""
         if style != self.bar.styleSheet():

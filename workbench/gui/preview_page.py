@@ -150,6 +150,8 @@ class PreviewPage(QWidget):
         self.plot.disableAutoRange()  # the range is set with the data: auto-ranging re-measured every item per move
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot_title = QLabel("Select a statistic to see its noise.")
+        self.plot_title.setWordWrap(True)  # unwrapped, a long title widened the window past the screen (issue 19, 6)
+        self.plot_title.setMinimumWidth(200)
         self.reading = QLabel()  # what the chosen ε and δ mean, in words (core.risk)
         self.reading.setWordWrap(True)
         self.reading.setAccessibleName("what this guarantee means")

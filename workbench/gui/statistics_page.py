@@ -84,6 +84,9 @@ class StatisticsPage(QWidget):
         self.column = QComboBox()
         self.column.setAccessibleName("column")
         self.by = QComboBox()
+        self.second, self.third = QComboBox(), QComboBox()
+        for box in (self.column, self.by, self.second, self.third):
+            _readable_width(box)
         self.by.setAccessibleName("by group")
         self.by.setToolTip("Release the statistic for each category of this column. The groups share one ε.")
         self.levels = QLineEdit(DEFAULT_LEVELS)
@@ -95,7 +98,6 @@ class StatisticsPage(QWidget):
         self.edges.setPlaceholderText("e.g. 18, 30, 45, 65")
         self.edges.setToolTip(EDGES_TIP)
         self.edges_label = QLabel("cut at")
-        self.second, self.third = QComboBox(), QComboBox()
         self.second.setAccessibleName("second column")
         self.third.setAccessibleName("third column")
         self.crossed_labels = (QLabel("×"), QLabel("×"))
@@ -163,6 +165,7 @@ class StatisticsPage(QWidget):
         self.by.clear()
         self.by.addItems([NO_GROUP, *groups])
         self.by.setCurrentText(current if current in groups else NO_GROUP)
+        _fit_popup(self.by)
         plan = self.document.plan
         selected = self.list.currentRow()
         self.list.setRowCount(len(plan.statistics))
@@ -264,6 +267,8 @@ class StatisticsPage(QWidget):
             box.addItems([*extra, *categorical])
             if chosen in extra + categorical:
                 box.setCurrentText(chosen)
+        for box in (self.column, self.second, self.third):
+            _fit_popup(box)
         self._show_edges()
 
     def _numeric_histogram(self) -> bool:
@@ -384,3 +389,19 @@ def _offer_mechanisms(box: QComboBox, mechanisms: tuple[MechanismKind, ...]) -> 
         box.setItemData(i, MECHANISM_WORDS[m.value], 3)
     if current in [m.value for m in mechanisms]:
         box.setCurrentText(current)
+
+
+COLUMN_PICKER_CHARACTERS = 18  # wide enough to read most column names, narrow enough never to widen the window
+
+
+def _readable_width(box: QComboBox) -> None:
+    """A column picker as wide as about 18 characters, whatever it holds when first shown (it was sized
+    while still empty, too narrow to read the names); longer names show in full in its list."""
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(COLUMN_PICKER_CHARACTERS)
+
+
+def _fit_popup(box: QComboBox) -> None:
+    """The open list of a column picker wide enough for its longest name."""
+    view = box.view()
+    view.setMinimumWidth(max(box.width(), view.sizeHintForColumn(0) + 24) if box.count() else 0)
