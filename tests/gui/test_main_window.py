@@ -145,6 +145,7 @@ def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, samp
     page = window.release_page
     assert page.release_button.isEnabled(), page.status.text()
     assert "new to the ledger" in page.confirmation_text()
+    assert "choice made after looking at the data" in page.confirmation_text()  # issue 19, 8: proposals came from it
     page.ask = False
     page.confirm_and_release()
     qtbot.waitUntil(lambda: page.result is not None, timeout=60_000)

@@ -63,6 +63,13 @@ PROPOSAL_WORDS = (
 )
 
 
+CHOSEN_AFTER_LOOKING_WORDS = (
+    "The kind of each column (and any categories taken from the file's value labels) was proposed after reading "
+    "the file; keeping a proposal is a choice made after looking at the data. Bounds, categories and statistics "
+    "should be ones you would have chosen without seeing it."
+)
+
+
 def plan_template(table: Table, total_epsilon: float = 1.0, name: str = NEUTRAL_NAME) -> ReleasePlan:
     """A plan with a count, a mean per numeric column and a histogram per categorical column.
 

@@ -31,6 +31,7 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.export import write_report
 from workbench.core.ledger import Ledger, default_ledger_path
 from workbench.core.release import Release, release
+from workbench.core.template import CHOSEN_AFTER_LOOKING_WORDS
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import readable
 from workbench.gui.workers import Task
@@ -168,7 +169,7 @@ class ReleasePage(QWidget):
         warnings = "".join(f"⚠ {w.message}\n\n" for w in self.category_warnings())
         return (
             f"{warnings}This release spends ε = {cost.epsilon:.4g}, δ = {cost.delta:.3g} ({cost.method}) on '{name}'.\n\n"
-            f"{context}\n\nSpent budget cannot be given back. Release now?"
+            f"{context}\n\n{CHOSEN_AFTER_LOOKING_WORDS}\n\nSpent budget cannot be given back. Release now?"
         )
 
     def confirm_and_release(self) -> None:
