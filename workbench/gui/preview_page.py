@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -267,37 +268,22 @@ class PreviewPage(QWidget):
         self.document.update(replace(plan, statistics=tuple(statistics)))
 
     def _target_changed(self, row: int, field: QLineEdit) -> None:
-        plan = self.document.plan
-        try:
-            target = parse_number(field.text())
-            if target is not None and not target > 0:
-                raise ValueError(field.text())
-        except ValueError:
-            field.setStyleSheet("background-color: #ffd6d6;")
-            field.setToolTip("The target must be a positive number, such as 50, or empty.")
-            return
-        field.setStyleSheet("")
-        statistics = list(plan.statistics)
-        weight = statistics[row].weight if statistics[row].weight is not None else 1.0
-        statistics[row] = replace(statistics[row], target_error=target, weight=weight)
-        self.document.update(replace(plan, statistics=tuple(statistics)))
+        target = _typed_number(field, lambda v: v > 0, "The target must be a positive number, such as 50, or empty.")
+        if target is not _INVALID:
+            planned = self.document.plan.statistics[row]
+            self._replace_statistic(row, target_error=target, weight=planned.weight if planned.weight is not None else 1.0)
 
     def _smallest_changed(self, row: int, field: QLineEdit) -> None:
+        rows = _typed_number(field, lambda v: v >= 1 and v == int(v),
+                             "The smallest group is a whole number of rows, such as 30, or empty for the average.")
+        if rows is not _INVALID:
+            self._replace_statistic(row, smallest_group=None if rows is None else int(rows))
+
+    def _replace_statistic(self, row: int, **changes) -> None:
         plan = self.document.plan
-        try:
-            rows = parse_number(field.text())
-            if rows is not None and (rows < 1 or rows != int(rows)):
-                raise ValueError(field.text())
-        except ValueError:
-            field.setStyleSheet("background-color: #ffd6d6;")
-            field.setToolTip("The smallest group is a whole number of rows, such as 30, or empty for the average.")
-            return
-        field.setStyleSheet("")
         statistics = list(plan.statistics)
-        if statistics[row].smallest_group == (None if rows is None else int(rows)):
-            return
-        statistics[row] = replace(statistics[row], smallest_group=None if rows is None else int(rows))
-        self.document.update(replace(plan, statistics=tuple(statistics)))
+        statistics[row] = replace(statistics[row], **changes)
+        self.document.update(replace(plan, statistics=tuple(statistics)))  # an unchanged plan changes nothing
 
     def _lock_changed(self, row: int, locked: bool) -> None:
         plan = self.document.plan
@@ -517,3 +503,20 @@ class PreviewPage(QWidget):
             f"the red lines (± {readable(halfwidth * unit)}, in the units of the sum). The statistic's own error is "
             f"{own}."
         )
+
+
+_INVALID = object()  # what ``_typed_number`` returns for text it refuses
+
+
+def _typed_number(field: QLineEdit, valid: Callable[[float], bool], problem: str) -> float | None | object:
+    """The number typed in ``field`` (None when empty), or ``_INVALID`` with the field marked and ``problem`` as tip."""
+    try:
+        value = parse_number(field.text())
+        if value is not None and not valid(value):
+            raise ValueError(field.text())
+    except ValueError:
+        field.setStyleSheet("background-color: #ffd6d6;")
+        field.setToolTip(problem)
+        return _INVALID
+    field.setStyleSheet("")
+    return value
