@@ -78,3 +78,12 @@ def test_no_step_widens_the_window_on_a_screen_of_1366_by_768(qtbot, window, tmp
                 assert window.width() == width, (index, row, window.width())
         assert window.width() == width, (index, window.width())
         assert window.minimumSizeHint().width() <= 1366, (index, window.minimumSizeHint().width())
+
+
+def test_the_categories_dialog_fits_a_small_screen(qtbot, window):
+    from workbench.gui.columns_page import CategoriesDialog
+
+    dialog = CategoriesDialog("state", ("State 01", "State 02"), [], window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.minimumSizeHint().width() < 700 and dialog.width() < 700

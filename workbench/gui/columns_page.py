@@ -86,10 +86,12 @@ class CategoriesDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(
+        intro = QLabel(
             "List the categories that exist publicly (for example the answer options of the questionnaire), "
             "one per line. Every category is released, even if nobody is in it."
-        ))
+        )
+        intro.setWordWrap(True)  # unwrapped, it made the dialog 959 px wide
+        layout.addWidget(intro)
         layout.addWidget(self.text)
         layout.addWidget(self.other)
         layout.addWidget(from_data)
