@@ -122,7 +122,7 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     out = tmp_path / "budgeted.plan.json"
     assert main(["plan-budget", str(plan), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "expected ± (95%)" in printed and "Total: ε =" in printed
+    assert "at most ± (95%)" in printed and "Total: ε =" in printed
     budgeted = json.loads(out.read_text())
     assert budgeted["statistics"][0]["epsilon"] != data["statistics"][0]["epsilon"]
     assert budgeted["statistics"][0]["target_error"] == 400
