@@ -10,6 +10,7 @@ them with their cost; if the charge is refused or fails, they are discarded unse
 from __future__ import annotations
 
 import datetime as _dt
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,16 @@ class Release:
             ) from None
 
 
+def _released_statistics(plan: ReleasePlan, table: Table) -> tuple[ReleasedStatistic, ...]:
+    """Every statistic of ``plan`` computed on ``table`` and noised; nothing is shown or recorded here."""
+    calibrated = [
+        (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
+    ]
+    data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
+    released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
+    return _made_consistent(released, plan, [noises for _, _, noises in calibrated])
+
+
 def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None) -> Release:
     """Release every statistic of ``plan`` on ``table``, charged to ``ledger`` before it is returned.
 
@@ -171,7 +182,6 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     check_unchanged(table)
     fingerprint = ledger.fingerprint(table.source) if Path(table.source).is_file() else None
     check_unchanged(table)  # the fingerprint is of the file the statistics are computed from
-    content_fingerprint = ledger.content_fingerprint(table.frame)  # the same data from another file or format
     new_dataset = None
     if not ledger.has_dataset(name):
         if dataset_budget is None:
@@ -185,13 +195,13 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     cost = plan.guarantee()
     events = plan.events()
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
+    # the table's content fingerprint (the same data from another file or format) is hashed alongside the
+    # statistics: numpy and pandas leave the interpreter lock while they work, so it costs little extra time
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-fingerprint") as pool:
+        content = pool.submit(ledger.content_fingerprint, table.frame)
+        released = _released_statistics(plan, table)
+        content_fingerprint = content.result()
 
-    calibrated = [
-        (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
-    ]
-    data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
-    released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
-    released = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
     result = Release(
         dataset_name=plan.dataset.name,
         dataset_description=plan.dataset.description,
