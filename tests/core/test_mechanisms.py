@@ -98,3 +98,12 @@ def test_laplace_calibration_ends_and_is_accepted(sensitivity):
     for epsilon in (1 / 3, 0.123456789, 1e-9 * 7, 99.99):
         noise = calibrate(MechanismKind.LAPLACE, sensitivity, epsilon)
         assert _laplace_measurement(noise.scale).map(sensitivity) <= epsilon
+
+
+@pytest.mark.parametrize("kind", [MechanismKind.LAPLACE, MechanismKind.GAUSSIAN])
+def test_a_sensitivity_beyond_64_bit_integers_is_refused_with_a_reason(kind):
+    """Found by the plan fuzzer: 5,497,558,139 rows per person made OpenDP raise a bare ValueError."""
+    from workbench.core.errors import BudgetError
+
+    with pytest.raises(BudgetError, match="Protect fewer rows per person"):
+        calibrate(kind, 2.0**63, 1.0, 1e-6)

@@ -76,6 +76,9 @@ class Noise:
         return float(measurement(np.array(values, dtype=np.float64)))  # a (writable) array passes 3x faster than a list
 
 
+MAX_SENSITIVITY = float(2**62)  # integer noise is drawn on 64-bit integers by OpenDP
+
+
 def calibrate(
     kind: MechanismKind, sensitivity: float, epsilon: float, delta: float = 0.0, verified: bool = True
 ) -> Noise:
@@ -89,6 +92,12 @@ def calibrate(
         raise ValueError("the exponential mechanism is calibrated per quantile level: use calibrate_quantile")
     if sensitivity == 0:
         return Noise(kind, 0.0, 0.0, 0.0, 0.0)
+    if sensitivity >= MAX_SENSITIVITY:
+        raise BudgetError(
+            f"One person can change this statistic by {sensitivity:.3g} steps of its grid, more than noise can be "
+            "calibrated for (the rows a person may have times the width of the bounds). Protect fewer rows per "
+            "person, or narrow the bounds."
+        )
     if kind is MechanismKind.LAPLACE:
         scale = _laplace_scale(int(sensitivity), epsilon) if verified else sensitivity / epsilon
         return Noise(kind, sensitivity, scale, epsilon, 0.0)
