@@ -108,7 +108,7 @@ def grid_interval(events: Iterable["MechanismEvent"]) -> float:
     return _grid_interval(tuple(sorted(counts.items())))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)  # a composition on a fine grid holds up to a few million floats
 def _composition(counted_keys: tuple[tuple[tuple, int], ...]) -> LossDistribution:
     """Cached: a release reads the same composition several times (plan, ledger, check, risk curve)."""
     if not counted_keys:
