@@ -96,13 +96,19 @@ def test_an_unreliable_cell_is_shown_as_such_in_the_console_the_csv_and_the_repo
     plan = _plan(_schema())
     plan_path = tmp_path / "labour.plan.json"
     plan.save(plan_path)
-    out = tmp_path / "out"
-    assert main(["release", str(labour_csv), "--plan", str(plan_path), "--out", str(out), "--report",
-                 "--dataset-budget", "10"]) == 0
-    printed = capsys.readouterr().out
-    saved = json.loads((out / "results.json").read_text())
-    islands = next(c for s in saved["statistics"] if s["type"] == "mean" for c in s["cells"] if c["label"] == "islands")
-    # a group of 3 rows at ε = 0.05: the mean's error bar is far wider than [0, 5000]
+    # A group of 3 rows at ε = 0.05: the mean's error bar is usually far wider than [0, 5000]. But about one
+    # release in twenty draws a count noise of +100 or more, and a mean over a noisy count of 100 rows can be
+    # reliable; so up to five releases are made (all five lucky: about 3e-7), and the first unreliable one checked.
+    for attempt in range(5):
+        out = tmp_path / f"out{attempt}"
+        assert main(["release", str(labour_csv), "--plan", str(plan_path), "--out", str(out), "--report",
+                     "--dataset-budget", "10"]) == 0
+        printed = capsys.readouterr().out
+        saved = json.loads((out / "results.json").read_text())
+        islands = next(c for s in saved["statistics"] if s["type"] == "mean" for c in s["cells"] if c["label"] == "islands")
+        if islands["value"] is None or not islands["reliable"]:
+            break
+        assert 2 * islands["error"] <= WAGE_BOUNDS[1] - WAGE_BOUNDS[0]  # reliable means: its bar fits the range
     assert islands["value"] is None or not islands["reliable"]
     if islands["value"] is not None:
         assert "not reliable" in printed
