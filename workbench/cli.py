@@ -21,12 +21,12 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
 from workbench.core.io import ColumnKind, load_table, propose_kinds
 from workbench.core.ledger import Ledger
-from workbench.core.plan import PlannedStatistic, ReleasePlan
+from workbench.core.plan import ReleasePlan
 from workbench.core.bounds import estimate_bounds, with_bounds
 from workbench.core.category_check import check_categories
-from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, expected_error, group_size, size_for_error, with_privacy
+from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, error_basis, expected_error, size_for_error, with_privacy
 from workbench.core.release import Release, release
-from workbench.core.schema import Neighbouring, Schema
+from workbench.core.schema import Neighbouring
 from workbench.core.template import NEUTRAL_NAME, PROPOSAL_WORDS, plan_template
 
 EXIT_USER_ERROR = 2
@@ -188,14 +188,11 @@ def _inspect(args: argparse.Namespace) -> int:
         details += f", encoding {table.encoding}, delimiter {table.delimiter!r}"
     print(f"{table.source.name} ({details}): {len(proposals)} columns\n")
     missing = table.frame.isna().sum()  # the curator's view of the file, as step 1 of the app shows it
-    rows = [("column", "stored as", "missing", "proposed kind", "why")]
-    rows += [(p.name, p.storage, f"{int(missing[p.name]):,}", p.kind.value, p.reason) for p in proposals]
-    if table.variable_labels:  # the file's own description of each column, as steps 1 and 3 of the app show it
-        rows = [(row[0], "label", *row[1:]) if i == 0 else (row[0], table.variable_labels.get(row[0], ""), *row[1:])
-                for i, row in enumerate(rows)]
-        _print_table(rows, right=frozenset({3}))
-    else:
-        _print_table(rows, right=frozenset({2}))
+    labelled = any(p.label for p in proposals)  # the file's description of each column, as steps 1 and 3 show it
+    rows = [("column", *(("label",) if labelled else ()), "stored as", "missing", "proposed kind", "why")]
+    rows += [(p.name, *((p.label,) if labelled else ()), p.storage, f"{int(missing[p.name]):,}", p.kind.value, p.reason)
+             for p in proposals]
+    _print_table(rows, right=frozenset({3 if labelled else 2}))
     labelled = [p for p in proposals if p.offered_categories]
     for proposal in labelled:
         print(f"\nCategories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")
@@ -248,7 +245,7 @@ def _plan_budget(args: argparse.Namespace) -> int:
             planned.statistic.label, planned.mechanism.value, f"{planned.budget.epsilon:.4g}",
             f"{planned.budget.delta:g}", "needs a size estimate" if math.isinf(error)
             else _with_unit(_format_value(error, error), planned.statistic.error_unit),
-            _error_basis(planned, plan.schema, size),
+            error_basis(planned, plan.schema, size) or ("each cell" if planned.statistic.by else ""),
             "" if planned.target_error is None else f"{planned.target_error:g}",
         ))
         if planned.statistic.by and planned.target_error is not None and planned.smallest_group is None:
@@ -273,17 +270,6 @@ def _plan_budget(args: argparse.Namespace) -> int:
         plan.save(args.out)
         print(f"Wrote {args.out}.")
     return 0
-
-
-def _error_basis(planned: PlannedStatistic, schema: Schema, size: float | None) -> str:
-    """Which rows the planned error is for: the table, the smallest group, or a group of average size."""
-    rows = group_size(planned, schema, size)
-    if not rows or not planned.statistic.computed_from_noisy_sums:  # an error that does not depend on the rows
-        return "each cell" if planned.statistic.by else ""
-    if not planned.statistic.by:
-        return f"{rows:,.0f} rows"
-    which = "smallest group" if planned.smallest_group is not None else "average group"
-    return f"{which}, {rows:,.0f} rows"
 
 
 def _dataset_budget(args: argparse.Namespace) -> Guarantee | None:

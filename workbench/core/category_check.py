@@ -29,10 +29,9 @@ def check_categories(table: Table, plan: ReleasePlan) -> list[CategoryWarning]:
     """Warnings for each categorical column a statistic of ``plan`` reads: a public category that matches
     no row but matches values once case and spaces are ignored, and a column whose every value lies
     outside its public categories."""
-    used = {name for planned in plan.statistics for name in planned.statistic.column_names}
     warnings = []
-    for spec in plan.schema.columns:
-        if not isinstance(spec, CategoricalColumn) or spec.name not in used or spec.name not in table.columns:
+    for spec in plan.used_schema().columns:
+        if not isinstance(spec, CategoricalColumn) or spec.name not in table.columns:
             continue
         present = category_texts(table.frame[spec.name])
         if not present:

@@ -46,6 +46,18 @@ def group_size(planned: PlannedStatistic, schema: Schema, size_estimate: float |
     return size_estimate / len(statistic.groups(schema)) if size_estimate else size_estimate
 
 
+def error_basis(planned: PlannedStatistic, schema: Schema, size_estimate: float | None) -> str:
+    """Which rows a planned error is for, in words ("smallest group, 30 rows", "average group, 59 rows",
+    "3,000 rows"); empty where the error does not depend on the rows (a count, a sum, a quantile's ranks)."""
+    rows = group_size(planned, schema, size_estimate)
+    if not rows or not planned.statistic.computed_from_noisy_sums:
+        return ""
+    if not planned.statistic.by:
+        return f"{rows:,.0f} rows"
+    which = "smallest group" if planned.smallest_group is not None else "average group"
+    return f"{which}, {rows:,.0f} rows"
+
+
 def size_for_error(planned: PlannedStatistic, schema: Schema, target: float, confidence: float) -> int | None:
     """The fewest rows a group (or the table) needs for ``planned`` to be within ±``target``, or None
     where no number of rows is enough (a count's error does not shrink with size)."""
@@ -54,10 +66,11 @@ def size_for_error(planned: PlannedStatistic, schema: Schema, target: float, con
     def error(rows: float) -> float:
         return planned.statistic.error_bound(noises, schema, rows, confidence)
 
-    high = 1
-    while error(high) > target:
-        high *= 2
-        if high > 1 << 40 or error(high) == error(high / 2):
+    high, current = 1, error(1)
+    while current > target:
+        previous, high = current, high * 2
+        current = error(high)
+        if high > 1 << 40 or current == previous:
             return None
     low = high // 2
     while high - low > 1:  # error falls as rows rise

@@ -459,13 +459,13 @@ class Mean(ColumnStatistic):
         centre = grid.centre
         half_range = max(grid.hi - centre, centre - grid.lo) * grid.unit
         total, count = noises
-        if offset is None:  # a preview, or planning: the largest offset, which no release exceeds
-            return combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, half_range, confidence) / size
 
         def halfwidth(distance: float) -> float:  # in the mean's units, for a true offset of ``distance``
             distance = min(distance, half_range)
             return combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance, confidence) / size
 
+        if offset is None:  # a preview, or planning: the largest offset, which no release exceeds
+            return halfwidth(half_range)
         return _self_consistent_halfwidth(halfwidth, min(abs(offset), half_range), half_range)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:

@@ -37,7 +37,7 @@ from workbench.core.accuracy import noise_probability
 from workbench.core.errors import WorkbenchError
 from workbench.core.accounting import SAMPLING_CONDITIONS
 from workbench.core.plan import Budget, suggested_delta
-from workbench.core.planner import PRIVACY_TRADE_OFF, expected_error, group_size, relative_reference, with_privacy
+from workbench.core.planner import PRIVACY_TRADE_OFF, error_basis, expected_error, relative_reference, with_privacy
 from workbench.core.risk import reading
 from workbench.core.schema import Neighbouring
 from workbench.gui.budget_panel import TIPS, BudgetPanel
@@ -336,10 +336,9 @@ class PreviewPage(QWidget):
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
                 unit = f" {shown.statistic.error_unit}" if shown.statistic.error_unit else ""
                 error_text = f"± {readable(error)}{unit}" if math.isfinite(error) else "needs a size estimate"
-                rows = group_size(shown, plan.schema, size)
-                if shown.statistic.by and shown.statistic.computed_from_noisy_sums and rows and math.isfinite(error):
-                    which = "smallest group" if shown.smallest_group is not None else "average group"
-                    error_text += f" ({which}, {rows:,.0f} rows)"
+                basis = error_basis(shown, plan.schema, size)
+                if shown.statistic.by and basis and math.isfinite(error):
+                    error_text += f" ({basis})"
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
