@@ -42,7 +42,7 @@ def machine() -> dict[str, object]:
         memory_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
     except (ValueError, OSError, AttributeError):
         pass
-    from workbench.core.versions import versions
+    from workbench.core.release.versions import versions
 
     return {
         "cpu": cpu, "logical_cpus": os.cpu_count(), "memory_gb": memory_gb,

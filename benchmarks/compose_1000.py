@@ -17,9 +17,9 @@ import random
 import time
 
 from benchmarks.results import Result
-from workbench.core import privacy_loss
-from workbench.core.accounting import MechanismEvent, compose, zcdp_epsilon
-from workbench.core.mechanisms import MechanismKind, calibrate
+from workbench.core.privacy import privacy_loss
+from workbench.core.privacy.accounting import MechanismEvent, compose, zcdp_epsilon
+from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
 DELTA = 1e-6
 

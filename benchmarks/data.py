@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from workbench.core.plan import ReleasePlan
+from workbench.core.release.plan import ReleasePlan
 
 SEED = 20261123
 FULL_ROWS = 5_000_000

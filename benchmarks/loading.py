@@ -35,7 +35,7 @@ print(json.dumps({{"seconds": seconds, "before_mb": before / 1024,
 # count the import of pandas (0.4 s) against the baseline.
 _LIBRARIES = "import pandas as pd, pyarrow, pyarrow.parquet as pq; "
 _STEP1 = """
-from workbench.core.io import load_table, propose_kinds
+from workbench.core.data.io import load_table, propose_kinds
 def step1(path):  # what step 1 of the app does: the load, then the proposed kinds and the missing counts
     reports = []
     table = load_table(path, progress=reports.append)
@@ -46,7 +46,7 @@ def step1(path):  # what step 1 of the app does: the load, then the proposed kin
 """
 CALLS = {
     "pandas_csv": (_LIBRARIES, "pd.read_csv(sys.argv[1], engine='c', low_memory=False)"),
-    "ours": (_LIBRARIES + "from workbench.core.io import load_table",
+    "ours": (_LIBRARIES + "from workbench.core.data.io import load_table",
              "load_table(sys.argv[1], progress=lambda done: None).frame"),
     "ours_step1": (_LIBRARIES + _STEP1, "step1(sys.argv[1])"),
     "pyarrow_parquet": (_LIBRARIES, "pq.read_table(sys.argv[1]).to_pandas()"),

@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.results import Result
-from workbench.core import opendp_api as dp
-from workbench.core.io import load_table
-from workbench.core.ledger import Ledger
-from workbench.core.mechanisms import MechanismKind, Noise, quantile_candidates
-from workbench.core.plan import ReleasePlan
-from workbench.core.release import release
-from workbench.core.schema import CategoricalColumn, NumericColumn, OutsideCategories
+from workbench.core.privacy import opendp_api as dp
+from workbench.core.data.io import load_table
+from workbench.core.release.ledger import Ledger
+from workbench.core.privacy.mechanisms import MechanismKind, Noise, quantile_candidates
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.release.run import release
+from workbench.core.data.schema import CategoricalColumn, NumericColumn, OutsideCategories
 from workbench.core.statistics import GRID_BITS, Count, CrossTab, Histogram, Mean, Quantiles, Sum
 
 dp.enable_features("contrib")

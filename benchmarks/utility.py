@@ -34,11 +34,11 @@ import numpy as np
 import opendp.prelude as dp
 import pandas as pd
 
-from workbench.core.io import Table
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import Budget, PlannedStatistic
-from workbench.core.prepare import prepare
-from workbench.core.schema import (
+from workbench.core.data.io import Table
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, PlannedStatistic
+from workbench.core.data.prepare import prepare
+from workbench.core.data.schema import (
     CategoricalColumn,
     MissingAction,
     MissingPolicy,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from workbench.core.io import ColumnKind, Table, propose_kinds
-from workbench.core.ledger import Ledger
+from workbench.core.data.io import ColumnKind, Table, propose_kinds
+from workbench.core.release.ledger import Ledger
 
 TESTS = Path(__file__).resolve().parent
 CORPUS = TESTS / "data" / "bad"
@@ -185,7 +185,7 @@ def meddle_while_reading(monkeypatch, path: Path, meddle: str) -> None:
     writing the file, or a network drive dropping it, in the middle of the read."""
     import pandas as pd
 
-    from workbench.core import io
+    from workbench.core.data import io
 
     real = pd.read_csv
 

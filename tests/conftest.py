@@ -33,11 +33,11 @@ def private_ledger(tmp_path, monkeypatch) -> Path:
 @pytest.fixture(scope="session")
 def _ledger_with_a_release(tmp_path_factory) -> Path:
     """A ledger in which the sample dataset has one release: what a failed input must leave as it was."""
-    from workbench.core.accounting import Guarantee
-    from workbench.core.io import load_table
-    from workbench.core.ledger import Ledger
-    from workbench.core.plan import ReleasePlan
-    from workbench.core.release import release
+    from workbench.core.privacy.accounting import Guarantee
+    from workbench.core.data.io import load_table
+    from workbench.core.release.ledger import Ledger
+    from workbench.core.release.plan import ReleasePlan
+    from workbench.core.release.run import release
 
     path = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
     release(load_table(SAMPLE), ReleasePlan.load(SAMPLE_PLAN), Ledger(path), Guarantee(10.0, 1e-6, "total budget"))

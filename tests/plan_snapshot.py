@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.io import Table, load_table
-from workbench.core.prepare import prepare
-from workbench.core.plan import ReleasePlan
-from workbench.core.planner import budget_plan, expected_error, group_size
+from workbench.core.data.io import Table, load_table
+from workbench.core.data.prepare import prepare
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.release.planner import budget_plan, expected_error, group_size
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "resources" / "sample"

@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import data, plan_run  # noqa: E402
 from benchmarks.results import Result, table  # noqa: E402
-from workbench.core.io import load_table  # noqa: E402
-from workbench.core.prepare import prepare  # noqa: E402
+from workbench.core.data.io import load_table  # noqa: E402
+from workbench.core.data.prepare import prepare  # noqa: E402
 from workbench.core.statistics import Quantiles, _group_codes  # noqa: E402
 
 

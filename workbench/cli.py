@@ -15,19 +15,19 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
-from workbench.core.versions import PrintVersion
-from workbench.core.accounting import Guarantee, spent_in_words
+from workbench.core.release.versions import PrintVersion
+from workbench.core.privacy.accounting import Guarantee, spent_in_words
 from workbench.core.errors import WorkbenchError
-from workbench.core.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
-from workbench.core.io import ColumnKind, load_table, propose_kinds
-from workbench.core.ledger import Ledger
-from workbench.core.plan import ReleasePlan
-from workbench.core.bounds import estimate_bounds, with_bounds
-from workbench.core.category_check import check_categories
-from workbench.core.planner import PRIVACY_TRADE_OFF, budget_plan, error_basis, expected_error, size_for_error, with_privacy
-from workbench.core.release import Release, release
-from workbench.core.schema import Neighbouring
-from workbench.core.template import NEUTRAL_NAME, PROPOSAL_WORDS, plan_template
+from workbench.core.report.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
+from workbench.core.data.io import ColumnKind, load_table, propose_kinds
+from workbench.core.release.ledger import Ledger
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.release.bounds import estimate_bounds, with_bounds
+from workbench.core.release.category_check import check_categories
+from workbench.core.release.planner import PRIVACY_TRADE_OFF, budget_plan, error_basis, expected_error, size_for_error, with_privacy
+from workbench.core.release.run import Release, release
+from workbench.core.data.schema import Neighbouring
+from workbench.core.release.template import NEUTRAL_NAME, PROPOSAL_WORDS, plan_template
 
 EXIT_USER_ERROR = 2
 

@@ -7,7 +7,7 @@ import pytest
 import sqlite3
 
 from workbench.cli import main
-from workbench.core.ledger import Ledger
+from workbench.core.release.ledger import Ledger
 
 BUDGET = ["--dataset-budget", "2.5", "1e-6"]
 NAME = "Household survey (synthetic sample)"

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
-from workbench.core import privacy_loss
-from workbench.core.accounting import BASIC, PLD, ZCDP, MechanismEvent, compose, zcdp_epsilon
-from workbench.core.mechanisms import MechanismKind, calibrate
+from workbench.core.privacy import privacy_loss
+from workbench.core.privacy.accounting import BASIC, PLD, ZCDP, MechanismEvent, compose, zcdp_epsilon
+from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
 
 def laplace(epsilon: float, sensitivity: int = 1, unit: float = 1.0, scalar: bool = True) -> MechanismEvent:
@@ -188,9 +188,9 @@ def test_amplification_by_sampling_matches_the_formula_and_is_refused_under_subs
     import json
     import math
 
-    from workbench.core.accounting import Guarantee, amplified_by_sampling
+    from workbench.core.privacy.accounting import Guarantee, amplified_by_sampling
     from workbench.core.errors import PlanError
-    from workbench.core.plan import ReleasePlan
+    from workbench.core.release.plan import ReleasePlan
 
     amplified = amplified_by_sampling(Guarantee(1.0, 1e-6, "basic"), 0.01)
     assert amplified.epsilon == pytest.approx(math.log(1 + 0.01 * (math.e - 1)))  # 0.0170...

@@ -6,12 +6,12 @@ import re
 import pytest
 
 from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, SAMPLE_PLAN, Case, ledger_state, meddle_while_reading
-from workbench.core.accounting import Guarantee
+from workbench.core.privacy.accounting import Guarantee
 from workbench.core.errors import WorkbenchError
-from workbench.core.io import load_table
-from workbench.core.ledger import Ledger
-from workbench.core.plan import ReleasePlan
-from workbench.core.release import release
+from workbench.core.data.io import load_table
+from workbench.core.release.ledger import Ledger
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.release.run import release
 
 BUDGET = Guarantee(3.0, 1e-6, "total budget")
 

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from workbench.core.accounting import Guarantee, MechanismEvent
+from workbench.core.privacy.accounting import Guarantee, MechanismEvent
 from workbench.core.errors import BudgetError
-from workbench.core.ledger import Ledger, LedgerError
+from workbench.core.release.ledger import Ledger, LedgerError
 
 
 def event(epsilon: float, delta: float = 0.0) -> MechanismEvent:
@@ -147,8 +147,8 @@ def test_a_full_disk_gives_a_clear_error_and_records_nothing(ledger, monkeypatch
 
 
 def test_gaussian_releases_are_composed_tighter_than_basic_composition(tmp_path):
-    from workbench.core.accounting import BASIC
-    from workbench.core.mechanisms import MechanismKind, calibrate
+    from workbench.core.privacy.accounting import BASIC
+    from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
     ledger = Ledger(tmp_path / "g.sqlite")
     ledger.register("panel", budget(3.0, 1e-5), "add_remove", "one row")

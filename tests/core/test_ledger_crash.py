@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from workbench.core.accounting import Guarantee
-from workbench.core.export import write_results
-from workbench.core.io import load_table
-from workbench.core.ledger import Ledger
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
-from workbench.core.release import release
-from workbench.core.schema import NumericColumn, Schema
+from workbench.core.privacy.accounting import Guarantee
+from workbench.core.report.export import write_results
+from workbench.core.data.io import load_table
+from workbench.core.release.ledger import Ledger
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.release.run import release
+from workbench.core.data.schema import NumericColumn, Schema
 from workbench.core.statistics import Count, Mean
 
 KILLS = 50

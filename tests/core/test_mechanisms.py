@@ -5,9 +5,9 @@ import math
 import opendp.prelude as dp
 import pytest
 
-from workbench.core.accuracy import discrete_laplace_halfwidth, discrete_laplace_tail
+from workbench.core.privacy.accuracy import discrete_laplace_halfwidth, discrete_laplace_tail
 from workbench.core.errors import BudgetError
-from workbench.core.mechanisms import MechanismKind, _approx_dp, calibrate
+from workbench.core.privacy.mechanisms import MechanismKind, _approx_dp, calibrate
 
 
 @pytest.mark.parametrize("sensitivity,epsilon,delta", [(1.0, 0.1, 1e-6), (3.0, 1.0, 1e-7), (2 ** 0.5, 5.0, 1e-3), (8.0, 0.01, 1e-10)])
@@ -55,7 +55,7 @@ BOUNDS_COVERAGES = [c / 100 for c in range(51, 100)] + [0.995, 0.999, 0.9999]
 @pytest.mark.parametrize("level", AWKWARD_LEVELS)
 @pytest.mark.parametrize("distance", [1, 2, 10])
 def test_quantile_calibration_ends_on_awkward_levels_and_opendp_accepts_it(level, distance):
-    from workbench.core.mechanisms import _quantile_measurement, calibrate_quantile
+    from workbench.core.privacy.mechanisms import _quantile_measurement, calibrate_quantile
 
     for epsilon in (0.01, 0.3333, 1.0, 7.7):
         noise = calibrate_quantile(distance, level, epsilon)
@@ -66,7 +66,7 @@ def test_quantile_calibration_ends_on_awkward_levels_and_opendp_accepts_it(level
 
 @pytest.mark.timeout(120)
 def test_every_coverage_the_bounds_search_accepts_calibrates():
-    from workbench.core.mechanisms import calibrate_quantile
+    from workbench.core.privacy.mechanisms import calibrate_quantile
 
     for coverage in BOUNDS_COVERAGES:
         tail = (1 - coverage) / 2
@@ -78,7 +78,7 @@ def test_every_coverage_the_bounds_search_accepts_calibrates():
 def test_quantile_calibration_ends_for_random_levels():
     from hypothesis import given, settings, strategies as st
 
-    from workbench.core.mechanisms import _quantile_measurement, calibrate_quantile
+    from workbench.core.privacy.mechanisms import _quantile_measurement, calibrate_quantile
 
     @settings(max_examples=150, deadline=None, derandomize=True)
     @given(level=st.floats(min_value=1e-12, max_value=1 - 1e-12, exclude_min=True),
@@ -93,7 +93,7 @@ def test_quantile_calibration_ends_for_random_levels():
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("sensitivity", [1, 3, 7, 1 << 33])
 def test_laplace_calibration_ends_and_is_accepted(sensitivity):
-    from workbench.core.mechanisms import _laplace_measurement
+    from workbench.core.privacy.mechanisms import _laplace_measurement
 
     for epsilon in (1 / 3, 0.123456789, 1e-9 * 7, 99.99):
         noise = calibrate(MechanismKind.LAPLACE, sensitivity, epsilon)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from workbench.core.errors import BudgetError, PlanError, SchemaError, WorkbenchError
-from workbench.core.plan import PLAN_VERSION, ReleasePlan
+from workbench.core.release.plan import PLAN_VERSION, ReleasePlan
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,7 +63,7 @@ def test_a_statistic_without_epsilon_weight_or_target_is_refused_with_what_to_wr
 
 @pytest.mark.parametrize("extra", [{"weight": 2}, {"target_error": 50}])
 def test_a_weight_or_target_needs_no_placeholder_epsilon(sample_plan_path, extra):
-    from workbench.core.planner import budget_plan
+    from workbench.core.release.planner import budget_plan
 
     def change(data):
         data["statistics"][0] = {"type": "count", "mechanism": "laplace", "delta": 0.0, **extra}

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench.core.errors import WorkbenchError
-from workbench.core.plan import ReleasePlan
-from workbench.core.schema import Schema
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.data.schema import Schema
 
 from bad_inputs import SAMPLE_PLAN
 

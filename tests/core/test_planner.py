@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from workbench.core.accuracy import discrete_laplace_tail
+from workbench.core.privacy.accuracy import discrete_laplace_tail
 from workbench.core.errors import PlanError
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import Budget, PlannedStatistic, ReleasePlan
-from workbench.core.planner import allocate, budget_plan, epsilon_for_error, expected_error
-from workbench.core.schema import IdentifierColumn, NumericColumn, PrivacyUnit, Schema
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
+from workbench.core.release.planner import allocate, budget_plan, epsilon_for_error, expected_error
+from workbench.core.data.schema import IdentifierColumn, NumericColumn, PrivacyUnit, Schema
 from workbench.core.statistics import Count, Mean
 
 SCHEMA = Schema((IdentifierColumn("pid"), NumericColumn("x", lower=0, upper=100)), PrivacyUnit("pid", 2))
@@ -27,7 +27,7 @@ def test_count_within_50_at_95_percent_matches_the_laplace_tail():
 
 
 def test_gaussian_and_mean_targets_are_met_by_the_release_bound():
-    from workbench.core.plan import Budget, PlannedStatistic
+    from workbench.core.release.plan import Budget, PlannedStatistic
 
     for statistic, mechanism, delta, target in [
         (Count(), MechanismKind.GAUSSIAN, 1e-6, 30.0),
@@ -71,7 +71,7 @@ def test_plan_file_targets_and_weights_become_epsilons(sample_plan_path):
 
 
 def test_a_plan_switches_between_pure_and_approximate_dp(sample_plan_path):
-    from workbench.core.planner import PRIVACY_TRADE_OFF, with_privacy
+    from workbench.core.release.planner import PRIVACY_TRADE_OFF, with_privacy
     from workbench.core.statistics import Quantiles
 
     plan = ReleasePlan.load(sample_plan_path)

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from workbench.core.errors import PlanError
-from workbench.core.ledger import Ledger
-from workbench.core.plan import ReleasePlan
-from workbench.core.postprocess import PostProcessing
-from workbench.core.release import release
-from workbench.core.schema import CategoricalColumn, NumericColumn, PrivacyUnit, Schema
+from workbench.core.release.ledger import Ledger
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.release.postprocess import PostProcessing
+from workbench.core.release.run import release
+from workbench.core.data.schema import CategoricalColumn, NumericColumn, PrivacyUnit, Schema
 from workbench.core.statistics import Cell, Count, Histogram, Mean, Sum
 
 SCHEMA = Schema(
@@ -57,8 +57,8 @@ def test_rounding_quantiles_is_refused(sample_plan_path):
 
 
 def test_a_release_applies_and_records_the_chosen_post_processing(sample_path, sample_plan_path, tmp_path):
-    from workbench.core.accounting import Guarantee
-    from workbench.core.io import load_table
+    from workbench.core.privacy.accounting import Guarantee
+    from workbench.core.data.io import load_table
 
     data = json.loads(sample_plan_path.read_text())
     data["statistics"] = [
@@ -81,8 +81,8 @@ def keeping_every_region(plan: dict) -> dict:
 
 
 def test_a_histogram_made_consistent_sums_to_the_released_count_and_its_bound_holds(sample_path, sample_plan_path, tmp_path):
-    from workbench.core.accounting import Guarantee
-    from workbench.core.io import load_table
+    from workbench.core.privacy.accounting import Guarantee
+    from workbench.core.data.io import load_table
 
     data = keeping_every_region(json.loads(sample_plan_path.read_text()))
     data["statistics"] = [
@@ -104,8 +104,8 @@ def test_a_histogram_made_consistent_sums_to_the_released_count_and_its_bound_ho
 def test_consistency_simulated_bound_covers_95_percent():
     """The adjusted error e_i + (e_T - sum e_j)/m, drawn independently of the bound's own
     simulation (another seed): the bound's coverage lies within 1.5 points of 95%."""
-    from workbench.core.mechanisms import MechanismKind, calibrate
-    from workbench.core.postprocess import consistent_with_total
+    from workbench.core.privacy.mechanisms import MechanismKind, calibrate
+    from workbench.core.release.postprocess import consistent_with_total
 
     bin_noise, total_noise = calibrate(MechanismKind.LAPLACE, 1, 0.3), calibrate(MechanismKind.LAPLACE, 1, 0.3)
     m = 5

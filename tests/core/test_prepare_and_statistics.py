@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from workbench.core.errors import SchemaError, WorkbenchError
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.io import Table
-from workbench.core.prepare import prepare
-from workbench.core.schema import (
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.data.io import Table
+from workbench.core.data.prepare import prepare
+from workbench.core.data.schema import (
     OTHER_BIN,
     CategoricalColumn,
     IdentifierColumn,
@@ -105,7 +105,7 @@ def test_numeric_histogram_counts_half_open_intervals_between_public_edges():
 
 
 def histogram_noise(histogram, schema):
-    from workbench.core.mechanisms import calibrate
+    from workbench.core.privacy.mechanisms import calibrate
 
     (query,) = histogram.queries(schema)
     return (calibrate(MechanismKind.LAPLACE, query.sensitivity.l1, 1.0),)
@@ -195,7 +195,7 @@ def test_statistics_by_group_equal_pandas_groupby_on_complete_cases():
 
 def test_cross_tabulation_labels_every_group_and_bin():
     s = Schema((CategoricalColumn("g", categories=("a", "b")), CategoricalColumn("c", categories=("u",))))
-    from workbench.core.mechanisms import MechanismKind, calibrate
+    from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
     noise = calibrate(MechanismKind.LAPLACE, 1, 1.0)
     cells = Histogram("c", by="g").estimate([[5, 0, 1, 2, 3, 4, 0, 0, 7]], [noise], s, 0.95)

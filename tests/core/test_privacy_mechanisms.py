@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from privacy_check import empirical_epsilon, epsilon_from_events
-from workbench.core.io import Table
-from workbench.core.mechanisms import MechanismKind, Noise, calibrate
-from workbench.core.plan import Budget, PlannedStatistic
-from workbench.core.prepare import prepare
-from workbench.core.schema import (
+from workbench.core.data.io import Table
+from workbench.core.privacy.mechanisms import MechanismKind, Noise, calibrate
+from workbench.core.release.plan import Budget, PlannedStatistic
+from workbench.core.data.prepare import prepare
+from workbench.core.data.schema import (
     CategoricalColumn,
     IdentifierColumn,
     Neighbouring,

@@ -7,7 +7,7 @@ import pytest
 
 from privacy_check import epsilon_from_events
 from workbench.core.errors import PlanError
-from workbench.core.randomized_response import ResponseDesign, design_table, estimate_shares
+from workbench.core.privacy.randomized_response import ResponseDesign, design_table, estimate_shares
 
 
 def test_binary_design_is_warner_and_its_estimator_is_unbiased():

@@ -11,16 +11,16 @@ import pytest
 
 from realistic_tables import REGIONS, VARIABLE_LABELS, WAGE_BOUNDS, labour_force, write_labelled
 from workbench.cli import main
-from workbench.core.accounting import Guarantee
-from workbench.core.io import load_table
-from workbench.core.ledger import Ledger
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
-from workbench.core.planner import expected_error
-from workbench.core.release import release
-from workbench.core.report import build_report
-from workbench.core.report_html import render_html
-from workbench.core.schema import (
+from workbench.core.privacy.accounting import Guarantee
+from workbench.core.data.io import load_table
+from workbench.core.release.ledger import Ledger
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.release.planner import expected_error
+from workbench.core.release.run import release
+from workbench.core.report.model import build_report
+from workbench.core.report.html import render_html
+from workbench.core.data.schema import (
     OTHER_BIN,
     CategoricalColumn,
     IdentifierColumn,
@@ -30,7 +30,7 @@ from workbench.core.schema import (
     Schema,
 )
 from workbench.core.statistics import Count, CrossTab, Histogram, Mean, StandardDeviation
-from workbench.core.template import plan_template
+from workbench.core.release.template import plan_template
 
 SMALL_EPSILON = 0.05  # small enough that noise often pushes a count below 0 or a group's mean out of range
 
@@ -117,7 +117,7 @@ def test_an_unreliable_cell_is_shown_as_such_in_the_console_the_csv_and_the_repo
 
 
 def test_the_raw_noisy_values_stay_in_results_and_read_back(labour_csv, tmp_path):
-    from workbench.core.release import Release
+    from workbench.core.release.run import Release
 
     result = release(load_table(labour_csv), _plan(_schema()), Ledger(tmp_path / "l.sqlite"),
                      Guarantee(10.0, 0.0, "total budget"))
@@ -137,7 +137,7 @@ def test_a_complete_list_from_value_labels_releases_no_other_cell(tmp_path, suff
 
 
 def test_a_typed_list_keeps_other_by_default_so_a_missed_spelling_is_counted():
-    from workbench.core.template import categorical_column
+    from workbench.core.release.template import categorical_column
 
     assert categorical_column("region").outside is OutsideCategories.OTHER
     assert categorical_column("region", ("North", "South")).outside is OutsideCategories.DROP
@@ -157,7 +157,7 @@ def _codebook_plan(categories=None) -> ReleasePlan:
 
 
 def test_codebook_spellings_that_differ_in_case_are_found_before_any_budget_is_spent(labour_csv, tmp_path):
-    from workbench.core.category_check import check_categories
+    from workbench.core.release.category_check import check_categories
 
     table = load_table(labour_csv)
     (warning,) = check_categories(table, _codebook_plan())
@@ -168,7 +168,7 @@ def test_codebook_spellings_that_differ_in_case_are_found_before_any_budget_is_s
 
 
 def test_a_list_that_no_row_matches_is_found(labour_csv):
-    from workbench.core.category_check import check_categories
+    from workbench.core.release.category_check import check_categories
 
     (warning,) = check_categories(load_table(labour_csv), _codebook_plan(("Region 1", "Region 2")))
     assert "no row has any of its public categories" in warning.message and "'(other)'" in warning.message
@@ -203,7 +203,7 @@ def test_a_column_no_statistic_reads_blocks_nothing_and_is_not_read(labour_csv, 
 
 def test_a_51_value_text_column_and_0_1_codes_are_proposed_as_categorical_with_a_reason(tmp_path):
     """Issue 19, 5: 51 states in many rows read as a coded list, not free text; 0/1 columns say both kinds fit."""
-    from workbench.core.io import load_table, propose_kinds
+    from workbench.core.data.io import load_table, propose_kinds
 
     path = tmp_path / "lf.csv"
     labour_force(3000).to_csv(path, index=False)
@@ -219,7 +219,7 @@ def test_a_51_value_text_column_and_0_1_codes_are_proposed_as_categorical_with_a
 
 def test_variable_labels_are_read_and_shown_by_inspect(tmp_path, capsys):
     from workbench.cli import main
-    from workbench.core.io import load_table
+    from workbench.core.data.io import load_table
 
     for suffix in (".sav", ".dta"):
         path = write_labelled(labour_force(500), tmp_path / f"lf{suffix}")
@@ -260,7 +260,7 @@ def _state_plan(target: float, smallest: int | None) -> ReleasePlan:
 def test_a_grouped_target_is_bought_for_the_smallest_group_and_the_preview_says_which_group():
     """Issue 19, 3: the preview of a mean by state used the whole table's size. With a public smallest group
     the ε bought meets the target there; without it the preview is for a group of average size and says so."""
-    from workbench.core.planner import budget_plan, group_size, size_for_error
+    from workbench.core.release.planner import budget_plan, group_size, size_for_error
 
     average = budget_plan(_state_plan(200.0, None))
     smallest = budget_plan(_state_plan(200.0, 20))
@@ -299,7 +299,7 @@ def test_at_the_planned_epsilon_the_smallest_groups_get_their_target(tmp_path, p
     """Released on the realistic table, whose smallest state has more rows than the planned smallest group:
     every state states an error bar within the target, up to the count noise (the planned bound is the largest
     the release can state for a group of that size; a noisy count a little below it widens the bar as 1/n)."""
-    from workbench.core.planner import budget_plan
+    from workbench.core.release.planner import budget_plan
 
     frame = labour_force(3000)
     path = tmp_path / "lf.csv"

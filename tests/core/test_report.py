@@ -24,8 +24,8 @@ import pytest
 from PIL import Image
 
 from workbench.cli import main
-from workbench.core.export import PAPER_SIZES
-from workbench.core.report_pdf import PAPERS
+from workbench.core.report.export import PAPER_SIZES
+from workbench.core.report.pdf import PAPERS
 
 ROWS = 1237  # an unusual exact size: under add/remove it is private
 EXTREME, MINIMUM = 987654.321, -31337.5
@@ -240,7 +240,7 @@ def test_the_file_name_reaches_no_plan_report_result_or_ledger_export(tmp_path, 
     ledger = tmp_path / "ledger.sqlite"
     assert main(["release", str(data), "--plan", str(tmp_path / "named.plan.json"), "--out", str(tmp_path / "out"),
                  "--dataset-budget", "5", "1e-6", "--ledger", str(ledger)]) == 0
-    from workbench.core.ledger import Ledger
+    from workbench.core.release.ledger import Ledger
 
     assert all("planted_secret_file" not in entry.body for entry in Ledger(ledger).entries())
     for kind in ("json", "csv"):
@@ -251,7 +251,7 @@ def test_the_file_name_reaches_no_plan_report_result_or_ledger_export(tmp_path, 
 
 
 def test_a_ledger_entry_written_with_a_file_name_is_exported_without_it():
-    from workbench.core.ledger import Entry
+    from workbench.core.release.ledger import Entry
 
     body = json.dumps({"plan": {"dataset": {"name": "d", "file_name": "Patients_StMary.csv"}}, "fingerprint": "f"})
     exported = Entry(1, "d", "release", "now", body, "0", "h").public_json()

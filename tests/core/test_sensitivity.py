@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from workbench.core import sensitivity
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.schema import (
+from workbench.core.privacy import sensitivity
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.data.schema import (
     CategoricalColumn,
     IdentifierColumn,
     MissingPolicy,
@@ -145,7 +145,7 @@ def test_histogram_l2_under_substitute_is_sqrt2_k():
 
 
 def test_gaussian_noise_is_calibrated_to_l2_and_laplace_to_l1():
-    from workbench.core.plan import Budget, PlannedStatistic
+    from workbench.core.release.plan import Budget, PlannedStatistic
 
     s = schema(SUB, k=3)
     (laplace,) = PlannedStatistic(Histogram("c"), MechanismKind.LAPLACE, Budget(1.0)).noises(s)

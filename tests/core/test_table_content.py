@@ -9,9 +9,9 @@ import pytest
 
 from realistic_tables import REGIONS, labour_force
 from workbench.cli import main
-from workbench.core.io import load_table
-from workbench.core.ledger import Ledger
-from workbench.core.table_content import content_digest
+from workbench.core.data.io import load_table
+from workbench.core.release.ledger import Ledger
+from workbench.core.data.fingerprint import content_digest
 
 
 def survey() -> pd.DataFrame:

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.core.io import Table
-from workbench.core.mechanisms import MechanismKind, calibrate_quantile, quantile_rank_halfwidth
-from workbench.core.plan import Budget, PlannedStatistic
-from workbench.core.prepare import prepare
-from workbench.core.schema import (
+from workbench.core.data.io import Table
+from workbench.core.privacy.mechanisms import MechanismKind, calibrate_quantile, quantile_rank_halfwidth
+from workbench.core.release.plan import Budget, PlannedStatistic
+from workbench.core.data.prepare import prepare
+from workbench.core.data.schema import (
     CategoricalColumn,
     IdentifierColumn,
     MissingAction,
@@ -193,7 +193,7 @@ def test_the_mean_bound_covers_small_groups_whose_true_mean_lies_near_a_bound(me
     picks a group size of 5-50 and a true mean at 0.5 or 99.5 of [0, 100]; groups whose noisy
     count falls below 1 release no mean and are left out. Noise is drawn with numpy (exact
     discrete Laplace; the rounded normal for the Gaussian): this checks the bound, not OpenDP."""
-    from workbench.core.accuracy import combined_halfwidth, simulated_noise
+    from workbench.core.privacy.accuracy import combined_halfwidth, simulated_noise
     from workbench.core.statistics import _grid
 
     s = Schema(columns=(NumericColumn("x", lower=0, upper=100),), unit=PrivacyUnit(),
@@ -238,8 +238,8 @@ def test_at_the_epsilon_a_target_buys_the_release_covers_95_to_97_5_percent_on_s
     sys.path.insert(0, str(_Path(__file__).resolve().parents[1]))
     from realistic_tables import WAGE_BOUNDS, labour_force
 
-    from workbench.core.accuracy import simulated_noise
-    from workbench.core.planner import epsilon_for_error
+    from workbench.core.privacy.accuracy import simulated_noise
+    from workbench.core.release.planner import epsilon_for_error
     from workbench.core.statistics import _grid
 
     wages = labour_force(3000)["wage"].dropna().to_numpy(dtype=float)

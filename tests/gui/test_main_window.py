@@ -8,9 +8,9 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from gui_helpers import load
-from workbench.core.ledger import Ledger
-from workbench.core.postprocess import PostProcessing
-from workbench.core.schema import NumericColumn
+from workbench.core.release.ledger import Ledger
+from workbench.core.release.postprocess import PostProcessing
+from workbench.core.data.schema import NumericColumn
 from workbench.gui.formatting import readable
 
 
@@ -269,7 +269,7 @@ def test_randomised_response_designer_shows_errors_and_estimates(qtbot, window, 
 
 
 def test_the_mechanism_of_a_statistic_can_be_changed_in_place(qtbot, window, sample_plan_path):
-    from workbench.core.mechanisms import MechanismKind
+    from workbench.core.privacy.mechanisms import MechanismKind
 
     assert window.open_plan(sample_plan_path)
     box = window.statistics_page.list.cellWidget(0, 1)
@@ -370,7 +370,7 @@ def test_post_processing_is_chosen_per_statistic(qtbot, window, sample_plan_path
 
 
 def test_the_guarantee_switches_between_pure_and_approximate_and_sampling_is_claimed(qtbot, window, sample_plan_path):
-    from workbench.core.mechanisms import MechanismKind
+    from workbench.core.privacy.mechanisms import MechanismKind
     from workbench.gui.preview_page import APPROXIMATE, PURE
 
     assert window.open_plan(sample_plan_path)
@@ -451,15 +451,15 @@ def test_a_codebook_spelling_is_warned_about_before_the_release_is_confirmed(qtb
     from dataclasses import replace
 
     from realistic_tables import CODEBOOK_REGIONS, labour_force
-    from workbench.core.schema import CategoricalColumn
+    from workbench.core.data.schema import CategoricalColumn
 
     path = tmp_path / "labour.csv"
     labour_force().to_csv(path, index=False)
     load(qtbot, window, path)
     plan = window.document.plan
     columns = tuple(CategoricalColumn("region", CODEBOOK_REGIONS) if c.name == "region" else c for c in plan.schema.columns)
-    from workbench.core.mechanisms import MechanismKind
-    from workbench.core.plan import Budget, PlannedStatistic
+    from workbench.core.privacy.mechanisms import MechanismKind
+    from workbench.core.release.plan import Budget, PlannedStatistic
     from workbench.core.statistics import Histogram
 
     window.document.update(replace(plan, schema=replace(plan.schema, columns=columns),
@@ -486,8 +486,8 @@ def test_a_grouped_mean_previews_its_error_for_a_typed_smallest_group(qtbot, win
     gives that group's (larger) error; the plan keeps it, and a bad entry is marked, not taken."""
     from dataclasses import replace
 
-    from workbench.core.mechanisms import MechanismKind
-    from workbench.core.plan import Budget, PlannedStatistic
+    from workbench.core.privacy.mechanisms import MechanismKind
+    from workbench.core.release.plan import Budget, PlannedStatistic
     from workbench.core.statistics import Mean
 
     assert window.open_plan(sample_plan_path)

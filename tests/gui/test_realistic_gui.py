@@ -38,9 +38,9 @@ def test_no_step_widens_the_window_on_a_screen_of_1366_by_768(qtbot, window, tmp
     never asks for more than the screen has."""
     from dataclasses import replace
 
-    from workbench.core.mechanisms import MechanismKind
-    from workbench.core.plan import Budget, PlannedStatistic
-    from workbench.core.schema import CategoricalColumn, NumericColumn
+    from workbench.core.privacy.mechanisms import MechanismKind
+    from workbench.core.release.plan import Budget, PlannedStatistic
+    from workbench.core.data.schema import CategoricalColumn, NumericColumn
     from workbench.core.statistics import CrossTab, Mean
 
     frame = labour_force(3000)

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.schema import (
+from workbench.core.data.schema import (
     CategoricalColumn,
     ColumnSpec,
     IdentifierColumn,
@@ -43,11 +43,11 @@ from workbench.core.schema import (
     OTHER_BIN,
     OutsideCategories,
 )
-from workbench.core.accounting import Guarantee
-from workbench.core.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
+from workbench.core.privacy.accounting import Guarantee
+from workbench.core.release.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 from workbench.core.errors import WorkbenchError
-from workbench.core.ledger import Ledger, default_ledger_path
-from workbench.core.template import categorical_column
+from workbench.core.release.ledger import Ledger, default_ledger_path
+from workbench.core.release.template import categorical_column
 from workbench.gui.document import PlanDocument
 from workbench.gui.workers import Task
 from workbench.gui.formatting import parse_number

@@ -13,11 +13,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
 os.environ["DP_WORKBENCH_LEDGER"] = str(Path(tempfile.mkdtemp()) / "ledger.sqlite")
 from realistic_tables import ETHNICITIES, STATES, labour_force, write_labelled
-from workbench.core.io import load_table
-from workbench.core.template import plan_template
-from workbench.core.schema import IdentifierColumn
-from workbench.core.plan import PlannedStatistic, Budget
-from workbench.core.mechanisms import MechanismKind
+from workbench.core.data.io import load_table
+from workbench.core.release.template import plan_template
+from workbench.core.data.schema import IdentifierColumn
+from workbench.core.release.plan import PlannedStatistic, Budget
+from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.statistics import Count, Mean, CrossTab
 out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
 data = write_labelled(labour_force(3000), Path(tempfile.mkdtemp()) / "labour_force.sav")

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import SchemaError
-from workbench.core.io import Table
-from workbench.core.schema import (
+from workbench.core.data.io import Table
+from workbench.core.data.schema import (
     CategoricalColumn,
     MissingAction,
     NumericColumn,

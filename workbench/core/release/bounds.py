@@ -14,14 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from workbench.core.accounting import Guarantee
+from workbench.core.privacy.accounting import Guarantee
 from workbench.core.errors import SchemaError
-from workbench.core.io import Table
-from workbench.core.ledger import Ledger
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import Budget, PlannedStatistic, ReleasePlan
-from workbench.core.release import Release, release
-from workbench.core.schema import IdentifierColumn, MissingAction, MissingPolicy, NumericColumn, Schema
+from workbench.core.data.io import Table
+from workbench.core.release.ledger import Ledger
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
+from workbench.core.release.run import Release, release
+from workbench.core.data.schema import IdentifierColumn, MissingAction, MissingPolicy, NumericColumn, Schema
 from workbench.core.statistics import BoundsSearch
 
 SEARCH_RANGE = (-1e9, 1e9)

@@ -7,7 +7,7 @@ import base64
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from workbench.core.report import Report
+from workbench.core.report.model import Report
 
 _environment = Environment(
     loader=PackageLoader("workbench", "resources"),

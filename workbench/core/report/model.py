@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core import report_figures, risk
-from workbench.core.accounting import Guarantee, spent_in_words
-from workbench.core.release import Release, ReleasedStatistic
-from workbench.core.versions import software_in_words
+from workbench.core.report import figures as report_figures
+
+from workbench.core.privacy import risk
+from workbench.core.privacy.accounting import Guarantee, spent_in_words
+from workbench.core.release.run import Release, ReleasedStatistic
+from workbench.core.release.versions import software_in_words
 
 REFERENCES = {
     "dwork-roth": "C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy. Foundations and "

@@ -23,8 +23,8 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 import pandas as pd
 
-from workbench.core import sensitivity
-from workbench.core.accuracy import (
+from workbench.core.privacy import sensitivity
+from workbench.core.privacy.accuracy import (
     SIMULATIONS,
     combined_halfwidth,
     simulated_halfwidth,
@@ -32,7 +32,7 @@ from workbench.core.accuracy import (
     simulation_rng,
 )
 from workbench.core.errors import PlanError, SchemaError
-from workbench.core.mechanisms import (
+from workbench.core.privacy.mechanisms import (
     QUANTILE_CANDIDATES,
     MechanismKind,
     Noise,
@@ -41,8 +41,8 @@ from workbench.core.mechanisms import (
     quantile_candidates,
     quantile_rank_halfwidth,
 )
-from workbench.core.prepare import PreparedData
-from workbench.core.schema import (
+from workbench.core.data.prepare import PreparedData
+from workbench.core.data.schema import (
     CategoricalColumn,
     ColumnSpec,
     Neighbouring,
@@ -50,7 +50,7 @@ from workbench.core.schema import (
     OutsideCategories,
     Schema,
 )
-from workbench.core.sensitivity import Sensitivity
+from workbench.core.privacy.sensitivity import Sensitivity
 
 GRID_BITS = 32  # a bound's magnitude spans 2^32 grid steps: steps below 1e-9 of the bound
 _CHUNK = 1 << 20  # rows per exact int64 partial sum: 2^20 * 2^32 < 2^63

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from workbench.core import opendp_api as dp
+from workbench.core.privacy import opendp_api as dp
 
-from workbench.core import privacy_loss
-from workbench.core.mechanisms import Noise, zcdp_to_epsilon
+from workbench.core.privacy import privacy_loss
+from workbench.core.privacy.mechanisms import Noise, zcdp_to_epsilon
 
 dp.enable_features("contrib")
 

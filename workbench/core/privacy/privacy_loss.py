@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 if TYPE_CHECKING:
-    from workbench.core.accounting import MechanismEvent
+    from workbench.core.privacy.accounting import MechanismEvent
 
 CHECKED_AGAINST = "0.6.0"  # the dp-accounting release whose functions tests/core/test_accounting.py compares with
 INTERVAL = 1e-3  # the coarsest privacy-loss grid; losses are rounded up to the grid

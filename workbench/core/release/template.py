@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from workbench.core.io import ColumnKind, ColumnProposal, Table, propose_kinds
-from workbench.core.mechanisms import MechanismKind
-from workbench.core.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
-from workbench.core.schema import (
+from workbench.core.data.io import ColumnKind, ColumnProposal, Table, propose_kinds
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.data.schema import (
     CategoricalColumn,
     ColumnSpec,
     IdentifierColumn,

@@ -13,7 +13,7 @@ import platform
 from importlib import metadata
 
 from workbench import __version__
-from workbench.core import privacy_loss
+from workbench.core.privacy import privacy_loss
 
 ACCOUNTANT = "accountant checked against dp-accounting"
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core.io import Table
-from workbench.core.plan import ReleasePlan
-from workbench.core.prepare import category_texts
-from workbench.core.schema import CategoricalColumn
+from workbench.core.data.io import Table
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.data.prepare import category_texts
+from workbench.core.data.schema import CategoricalColumn
 
 
 @dataclass(frozen=True)

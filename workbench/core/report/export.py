@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from workbench.core.errors import WorkbenchError
-from workbench.core.release import Release
+from workbench.core.release.run import Release
 
 CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
 
@@ -87,9 +87,9 @@ def write_report(
     if "html" in formats or "pdf" in formats:
         # imported here: matplotlib, Jinja2 and ReportLab take about a second, which every command
         # and the app's start would otherwise pay for a report they may never write
-        from workbench.core.report import build_report
-        from workbench.core.report_html import render_html
-        from workbench.core.report_pdf import render_pdf
+        from workbench.core.report.model import build_report
+        from workbench.core.report.html import render_html
+        from workbench.core.report.pdf import render_pdf
 
         report = build_report(result, title)
         out = Path(out_dir)
