@@ -18,7 +18,9 @@ import time
 
 from benchmarks.results import Result
 from workbench.core.privacy import privacy_loss
-from workbench.core.privacy.accounting import MechanismEvent, compose, zcdp_epsilon
+from workbench.core.privacy.events import MechanismEvent
+from workbench.core.privacy.composition import compose
+from workbench.core.privacy.accounting import zcdp_epsilon
 from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
 DELTA = 1e-6

@@ -35,7 +35,8 @@ print(json.dumps({{"seconds": seconds, "before_mb": before / 1024,
 # count the import of pandas (0.4 s) against the baseline.
 _LIBRARIES = "import pandas as pd, pyarrow, pyarrow.parquet as pq; "
 _STEP1 = """
-from workbench.core.data.io import load_table, propose_kinds
+from workbench.core.data.io import load_table
+from workbench.core.data.proposals import propose_kinds
 def step1(path):  # what step 1 of the app does: the load, then the proposed kinds and the missing counts
     reports = []
     table = load_table(path, progress=reports.append)

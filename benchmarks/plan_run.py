@@ -30,7 +30,10 @@ from workbench.core.privacy.mechanisms import MechanismKind, Noise, quantile_can
 from workbench.core.release.plan import ReleasePlan
 from workbench.core.release.run import release
 from workbench.core.data.schema import CategoricalColumn, NumericColumn, OutsideCategories
-from workbench.core.statistics import GRID_BITS, Count, CrossTab, Histogram, Mean, Quantiles, Sum
+from workbench.core.statistics.grid import GRID_BITS
+from workbench.core.statistics.counts import Count, CrossTab, Histogram
+from workbench.core.statistics.moments import Mean, Sum
+from workbench.core.statistics.quantiles import Quantiles
 
 dp.enable_features("contrib")
 

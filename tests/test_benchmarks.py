@@ -21,7 +21,8 @@ from benchmarks import data, plan_run  # noqa: E402
 from benchmarks.results import Result, table  # noqa: E402
 from workbench.core.data.io import load_table  # noqa: E402
 from workbench.core.data.prepare import prepare  # noqa: E402
-from workbench.core.statistics import Quantiles, _group_codes  # noqa: E402
+from workbench.core.statistics.quantiles import Quantiles  # noqa: E402
+from workbench.core.statistics.base import group_codes  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def test_hand_written_baseline_computes_our_exact_answers(small_files):
         statistic = planned.statistic
         if isinstance(statistic, Quantiles):
             values = prepared.complete(statistic.column_names)[statistic.column].to_numpy(dtype=np.float64)
-            codes = _group_codes(statistic, prepared)
+            codes = group_codes(statistic, prepared)
             ours_groups = [np.sort(values[codes == g]) for g in range(len(statistic.groups(plan.schema)))]
             assert len(answers) == len(ours_groups), statistic.label
             assert all(np.array_equal(np.sort(a), b) for a, b in zip(answers, ours_groups)), statistic.label

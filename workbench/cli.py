@@ -15,19 +15,21 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
-from workbench.core.release.versions import PrintVersion
-from workbench.core.privacy.accounting import Guarantee, spent_in_words
+from workbench.core.release import PrintVersion
+from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.errors import WorkbenchError
-from workbench.core.report.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
-from workbench.core.data.io import ColumnKind, load_table, propose_kinds
-from workbench.core.release.ledger import Ledger
-from workbench.core.release.plan import ReleasePlan
-from workbench.core.release.bounds import estimate_bounds, with_bounds
-from workbench.core.release.category_check import check_categories
-from workbench.core.release.planner import PRIVACY_TRADE_OFF, budget_plan, error_basis, expected_error, size_for_error, with_privacy
-from workbench.core.release.run import Release, release
-from workbench.core.data.schema import Neighbouring
-from workbench.core.release.template import NEUTRAL_NAME, PROPOSAL_WORDS, plan_template
+from workbench.core.report import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
+from workbench.core.data import ColumnKind, load_table, propose_kinds
+from workbench.core.release import Ledger
+from workbench.core.release import ReleasePlan
+from workbench.core.release import estimate_bounds, with_bounds
+from workbench.core.release import check_categories
+from workbench.core.release import (
+    PRIVACY_TRADE_OFF, budget_plan, error_basis, expected_error, size_for_error, with_privacy,
+)
+from workbench.core.release import Release, release
+from workbench.core.data import Neighbouring
+from workbench.core.release import NEUTRAL_NAME, PROPOSAL_WORDS, plan_template
 
 EXIT_USER_ERROR = 2
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from workbench.core.errors import DataFileError, PlanError
-from workbench.core.privacy.randomized_response import ResponseDesign, design_table, estimate_shares
+from workbench.core.privacy import ResponseDesign, design_table, estimate_shares
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

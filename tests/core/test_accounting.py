@@ -8,7 +8,10 @@ import pytest
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
 from workbench.core.privacy import privacy_loss
-from workbench.core.privacy.accounting import BASIC, PLD, ZCDP, MechanismEvent, compose, zcdp_epsilon
+from workbench.core.privacy.accounting import BASIC, ZCDP, zcdp_epsilon
+from workbench.core.privacy.privacy_loss import PLD
+from workbench.core.privacy.events import MechanismEvent
+from workbench.core.privacy.composition import compose
 from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
 
@@ -188,7 +191,8 @@ def test_amplification_by_sampling_matches_the_formula_and_is_refused_under_subs
     import json
     import math
 
-    from workbench.core.privacy.accounting import Guarantee, amplified_by_sampling
+    from workbench.core.privacy.events import Guarantee
+    from workbench.core.privacy.sampling import amplified_by_sampling
     from workbench.core.errors import PlanError
     from workbench.core.release.plan import ReleasePlan
 

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, SAMPLE_PLAN, Case, ledger_state, meddle_while_reading
-from workbench.core.privacy.accounting import Guarantee
+from workbench.core.privacy.events import Guarantee
 from workbench.core.errors import WorkbenchError
 from workbench.core.data.io import load_table
 from workbench.core.release.ledger import Ledger

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.core.privacy.accounting import Guarantee
+from workbench.core.privacy.events import Guarantee
 from workbench.core.release.bounds import estimate_bounds, round_outwards, with_bounds
 from workbench.core.errors import SchemaError
 from workbench.core.data.io import Table

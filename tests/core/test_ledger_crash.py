@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from workbench.core.privacy.accounting import Guarantee
+from workbench.core.privacy.events import Guarantee
 from workbench.core.report.export import write_results
 from workbench.core.data.io import load_table
 from workbench.core.release.ledger import Ledger
@@ -25,7 +25,8 @@ from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
 from workbench.core.release.run import release
 from workbench.core.data.schema import NumericColumn, Schema
-from workbench.core.statistics import Count, Mean
+from workbench.core.statistics.counts import Count
+from workbench.core.statistics.moments import Mean
 
 KILLS = 50
 

@@ -12,7 +12,8 @@ from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
 from workbench.core.release.planner import allocate, budget_plan, epsilon_for_error, expected_error
 from workbench.core.data.schema import IdentifierColumn, NumericColumn, PrivacyUnit, Schema
-from workbench.core.statistics import Count, Mean
+from workbench.core.statistics.counts import Count
+from workbench.core.statistics.moments import Mean
 
 SCHEMA = Schema((IdentifierColumn("pid"), NumericColumn("x", lower=0, upper=100)), PrivacyUnit("pid", 2))
 
@@ -72,7 +73,7 @@ def test_plan_file_targets_and_weights_become_epsilons(sample_plan_path):
 
 def test_a_plan_switches_between_pure_and_approximate_dp(sample_plan_path):
     from workbench.core.release.planner import PRIVACY_TRADE_OFF, with_privacy
-    from workbench.core.statistics import Quantiles
+    from workbench.core.statistics.quantiles import Quantiles
 
     plan = ReleasePlan.load(sample_plan_path)
     plan = replace(plan, statistics=(*plan.statistics, PlannedStatistic(Quantiles("age"), MechanismKind.EXPONENTIAL, Budget(0.05))),

@@ -12,7 +12,9 @@ from workbench.core.release.plan import ReleasePlan
 from workbench.core.release.postprocess import PostProcessing
 from workbench.core.release.run import release
 from workbench.core.data.schema import CategoricalColumn, NumericColumn, PrivacyUnit, Schema
-from workbench.core.statistics import Cell, Count, Histogram, Mean, Sum
+from workbench.core.statistics.base import Cell
+from workbench.core.statistics.counts import Count, Histogram
+from workbench.core.statistics.moments import Mean, Sum
 
 SCHEMA = Schema(
     columns=(NumericColumn("x", lower=10, upper=20), NumericColumn("y", lower=-5, upper=5), CategoricalColumn("c", ("a", "b"))),
@@ -57,7 +59,7 @@ def test_rounding_quantiles_is_refused(sample_plan_path):
 
 
 def test_a_release_applies_and_records_the_chosen_post_processing(sample_path, sample_plan_path, tmp_path):
-    from workbench.core.privacy.accounting import Guarantee
+    from workbench.core.privacy.events import Guarantee
     from workbench.core.data.io import load_table
 
     data = json.loads(sample_plan_path.read_text())
@@ -81,7 +83,7 @@ def keeping_every_region(plan: dict) -> dict:
 
 
 def test_a_histogram_made_consistent_sums_to_the_released_count_and_its_bound_holds(sample_path, sample_plan_path, tmp_path):
-    from workbench.core.privacy.accounting import Guarantee
+    from workbench.core.privacy.events import Guarantee
     from workbench.core.data.io import load_table
 
     data = keeping_every_region(json.loads(sample_plan_path.read_text()))

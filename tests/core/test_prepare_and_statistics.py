@@ -11,18 +11,12 @@ from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.data.io import Table
 from workbench.core.data.prepare import prepare
 from workbench.core.data.schema import (
-    OTHER_BIN,
-    CategoricalColumn,
-    IdentifierColumn,
-    MissingAction,
-    MissingPolicy,
-    Neighbouring,
-    NumericColumn,
-    OutsideCategories,
-    PrivacyUnit,
-    Schema,
+    OTHER_BIN, CategoricalColumn, IdentifierColumn, MissingAction, MissingPolicy, Neighbouring,
+    NumericColumn, OutsideCategories, PrivacyUnit, Schema,
 )
-from workbench.core.statistics import Count, Histogram, Mean, Sum, SumGrid, exact_sum
+from workbench.core.statistics.counts import Count, Histogram
+from workbench.core.statistics.moments import Mean, Sum
+from workbench.core.statistics.grid import SumGrid, exact_sum
 
 
 def table(**columns) -> Table:

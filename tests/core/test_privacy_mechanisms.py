@@ -16,15 +16,11 @@ from workbench.core.privacy.mechanisms import MechanismKind, Noise, calibrate
 from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.data.prepare import prepare
 from workbench.core.data.schema import (
-    CategoricalColumn,
-    IdentifierColumn,
-    Neighbouring,
-    NumericColumn,
-    OutsideCategories,
-    PrivacyUnit,
-    Schema,
+    CategoricalColumn, IdentifierColumn, Neighbouring, NumericColumn, OutsideCategories, PrivacyUnit, Schema,
 )
-from workbench.core.statistics import Histogram, Mean, Quantiles, Sum
+from workbench.core.statistics.counts import Histogram
+from workbench.core.statistics.moments import Mean, Sum
+from workbench.core.statistics.quantiles import Quantiles
 
 N = 100_000
 pytestmark = pytest.mark.statistical

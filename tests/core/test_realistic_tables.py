@@ -11,7 +11,7 @@ import pytest
 
 from realistic_tables import REGIONS, VARIABLE_LABELS, WAGE_BOUNDS, labour_force, write_labelled
 from workbench.cli import main
-from workbench.core.privacy.accounting import Guarantee
+from workbench.core.privacy.events import Guarantee
 from workbench.core.data.io import load_table
 from workbench.core.release.ledger import Ledger
 from workbench.core.privacy.mechanisms import MechanismKind
@@ -21,15 +21,10 @@ from workbench.core.release.run import release
 from workbench.core.report.model import build_report
 from workbench.core.report.html import render_html
 from workbench.core.data.schema import (
-    OTHER_BIN,
-    CategoricalColumn,
-    IdentifierColumn,
-    IgnoredColumn,
-    NumericColumn,
-    OutsideCategories,
-    Schema,
+    OTHER_BIN, CategoricalColumn, IdentifierColumn, IgnoredColumn, NumericColumn, OutsideCategories, Schema,
 )
-from workbench.core.statistics import Count, CrossTab, Histogram, Mean, StandardDeviation
+from workbench.core.statistics.counts import Count, CrossTab, Histogram
+from workbench.core.statistics.moments import Mean, StandardDeviation
 from workbench.core.release.template import plan_template
 
 SMALL_EPSILON = 0.05  # small enough that noise often pushes a count below 0 or a group's mean out of range
@@ -203,7 +198,8 @@ def test_a_column_no_statistic_reads_blocks_nothing_and_is_not_read(labour_csv, 
 
 def test_a_51_value_text_column_and_0_1_codes_are_proposed_as_categorical_with_a_reason(tmp_path):
     """Issue 19, 5: 51 states in many rows read as a coded list, not free text; 0/1 columns say both kinds fit."""
-    from workbench.core.data.io import load_table, propose_kinds
+    from workbench.core.data.io import load_table
+    from workbench.core.data.proposals import propose_kinds
 
     path = tmp_path / "lf.csv"
     labour_force(3000).to_csv(path, index=False)

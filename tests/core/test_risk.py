@@ -4,8 +4,10 @@ import math
 
 import pytest
 
-from workbench.core.privacy.accounting import MechanismEvent
-from workbench.core.privacy.risk import group_guarantee, guess_bound, posterior_bound, privacy_profile, reading, test_power_bound
+from workbench.core.privacy.events import MechanismEvent
+from workbench.core.privacy.risk import (
+    group_guarantee, guess_bound, posterior_bound, privacy_profile, reading, test_power_bound,
+)
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])

@@ -12,16 +12,12 @@ import pytest
 from workbench.core.privacy import sensitivity
 from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.data.schema import (
-    CategoricalColumn,
-    IdentifierColumn,
-    MissingPolicy,
-    MissingAction,
-    Neighbouring,
-    NumericColumn,
-    PrivacyUnit,
-    Schema,
+    CategoricalColumn, IdentifierColumn, MissingAction, MissingPolicy, Neighbouring, NumericColumn,
+    PrivacyUnit, Schema,
 )
-from workbench.core.statistics import Count, CrossTab, Histogram, Mean, Quantiles, StandardDeviation, Sum, Variance
+from workbench.core.statistics.counts import Count, CrossTab, Histogram
+from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
+from workbench.core.statistics.quantiles import Quantiles
 
 ADD, SUB = Neighbouring.ADD_REMOVE, Neighbouring.SUBSTITUTE
 

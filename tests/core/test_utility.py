@@ -22,17 +22,13 @@ from workbench.core.privacy.mechanisms import MechanismKind, calibrate_quantile,
 from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.data.prepare import prepare
 from workbench.core.data.schema import (
-    CategoricalColumn,
-    IdentifierColumn,
-    MissingAction,
-    MissingPolicy,
-    Neighbouring,
-    NumericColumn,
-    OutsideCategories,
-    PrivacyUnit,
-    Schema,
+    CategoricalColumn, IdentifierColumn, MissingAction, MissingPolicy, Neighbouring, NumericColumn,
+    OutsideCategories, PrivacyUnit, Schema,
 )
-from workbench.core.statistics import Count, CrossTab, Histogram, Mean, Quantiles, StandardDeviation, Sum, SumGrid, Variance
+from workbench.core.statistics.counts import Count, CrossTab, Histogram
+from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
+from workbench.core.statistics.quantiles import Quantiles
+from workbench.core.statistics.grid import SumGrid
 
 REPEATS = 4000
 pytestmark = pytest.mark.statistical
@@ -194,14 +190,14 @@ def test_the_mean_bound_covers_small_groups_whose_true_mean_lies_near_a_bound(me
     count falls below 1 release no mean and are left out. Noise is drawn with numpy (exact
     discrete Laplace; the rounded normal for the Gaussian): this checks the bound, not OpenDP."""
     from workbench.core.privacy.accuracy import combined_halfwidth, simulated_noise
-    from workbench.core.statistics import _grid
+    from workbench.core.statistics.grid import grid_of
 
     s = Schema(columns=(NumericColumn("x", lower=0, upper=100),), unit=PrivacyUnit(),
                neighbouring=Neighbouring.ADD_REMOVE)
     statistic = Mean("x")
     delta = 1e-6 if mechanism is MechanismKind.GAUSSIAN else 0.0
     noises = PlannedStatistic(statistic, mechanism, Budget(0.5, delta)).noises(s)
-    grid = _grid(s.columns[0])
+    grid = grid_of(s.columns[0])
     draws = np.random.default_rng(19)  # synthetic data and simulated noise for a bound check only
     sizes = draws.integers(5, 51, SMALL_GROUP_REPEATS)
     at = np.where(draws.random(SMALL_GROUP_REPEATS) < 0.5, 0.5, 99.5)
@@ -240,7 +236,7 @@ def test_at_the_epsilon_a_target_buys_the_release_covers_95_to_97_5_percent_on_s
 
     from workbench.core.privacy.accuracy import simulated_noise
     from workbench.core.release.planner import epsilon_for_error
-    from workbench.core.statistics import _grid
+    from workbench.core.statistics.grid import grid_of
 
     wages = labour_force(3000)["wage"].dropna().to_numpy(dtype=float)
     assert (wages == WAGE_BOUNDS[1]).any() and np.median(wages) < np.mean(wages)  # top-coded, skewed
@@ -249,7 +245,7 @@ def test_at_the_epsilon_a_target_buys_the_release_covers_95_to_97_5_percent_on_s
     delta = 1e-6 if mechanism is MechanismKind.GAUSSIAN else 0.0
     epsilon = epsilon_for_error(statistic, mechanism, s, target, 0.95, delta, size_estimate=len(wages))
     noises = PlannedStatistic(statistic, mechanism, Budget(epsilon, delta)).noises(s)
-    grid = _grid(s.columns[0])
+    grid = grid_of(s.columns[0])
     centred = int((grid.to_integers(wages) - grid.centre).sum())
     truth = (grid.centre + centred / len(wages)) * grid.unit
     draws = np.random.default_rng(23)  # simulated noise for a bound check only (fixed: the test is repeatable)

@@ -460,7 +460,7 @@ def test_a_codebook_spelling_is_warned_about_before_the_release_is_confirmed(qtb
     columns = tuple(CategoricalColumn("region", CODEBOOK_REGIONS) if c.name == "region" else c for c in plan.schema.columns)
     from workbench.core.privacy.mechanisms import MechanismKind
     from workbench.core.release.plan import Budget, PlannedStatistic
-    from workbench.core.statistics import Histogram
+    from workbench.core.statistics.counts import Histogram
 
     window.document.update(replace(plan, schema=replace(plan.schema, columns=columns),
                                    statistics=(PlannedStatistic(Histogram("region"), MechanismKind.LAPLACE, Budget(0.5)),),
@@ -488,7 +488,7 @@ def test_a_grouped_mean_previews_its_error_for_a_typed_smallest_group(qtbot, win
 
     from workbench.core.privacy.mechanisms import MechanismKind
     from workbench.core.release.plan import Budget, PlannedStatistic
-    from workbench.core.statistics import Mean
+    from workbench.core.statistics.moments import Mean
 
     assert window.open_plan(sample_plan_path)
     plan = window.document.plan

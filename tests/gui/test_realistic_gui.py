@@ -41,7 +41,8 @@ def test_no_step_widens_the_window_on_a_screen_of_1366_by_768(qtbot, window, tmp
     from workbench.core.privacy.mechanisms import MechanismKind
     from workbench.core.release.plan import Budget, PlannedStatistic
     from workbench.core.data.schema import CategoricalColumn, NumericColumn
-    from workbench.core.statistics import CrossTab, Mean
+    from workbench.core.statistics.counts import CrossTab
+    from workbench.core.statistics.moments import Mean
 
     frame = labour_force(3000)
     long_name = "weekly_income_from_the_main_job_before_taxes_and_deductions_usd"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from workbench.core.release.versions import PrintVersion
+from workbench.core.release import PrintVersion
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy.accounting import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
+from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
 from workbench.core.errors import WorkbenchError
-from workbench.core.release.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
-from workbench.core.release.plan import ReleasePlan
+from workbench.core.release import DatasetRecord, Ledger, default_ledger_path, release_events
+from workbench.core.release import ReleasePlan
 
 TIPS = {
     "epsilon": "ε (epsilon) bounds how much any one person's data can change what is published: "

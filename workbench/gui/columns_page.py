@@ -32,22 +32,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.data.schema import (
-    CategoricalColumn,
-    ColumnSpec,
-    IdentifierColumn,
-    IgnoredColumn,
-    MissingAction,
-    MissingPolicy,
-    NumericColumn,
-    OTHER_BIN,
-    OutsideCategories,
+from workbench.core.data import (
+    OTHER_BIN, CategoricalColumn, ColumnSpec, IdentifierColumn, IgnoredColumn, MissingAction, MissingPolicy,
+    NumericColumn, OutsideCategories,
 )
-from workbench.core.privacy.accounting import Guarantee
-from workbench.core.release.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
+from workbench.core.privacy import Guarantee
+from workbench.core.release import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 from workbench.core.errors import WorkbenchError
-from workbench.core.release.ledger import Ledger, default_ledger_path
-from workbench.core.release.template import categorical_column
+from workbench.core.release import Ledger, default_ledger_path
+from workbench.core.release import categorical_column
 from workbench.gui.document import PlanDocument
 from workbench.gui.workers import Task
 from workbench.gui.formatting import parse_number

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QProgressBar, QPushButton, QH
 
 from dataclasses import dataclass
 
-from workbench.core.data.io import ColumnProposal, Table, propose_kinds
+from workbench.core.data import ColumnProposal, Table, propose_kinds
 from workbench.gui.table_model import PREVIEW_ROWS, ColumnProposalModel, FramePreviewModel
 
 

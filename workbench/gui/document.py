@@ -13,13 +13,13 @@ from typing import Sequence
 from PySide6.QtCore import QObject, Signal
 
 from workbench.core.errors import WorkbenchError
-from workbench.core.data.io import ColumnProposal, Table, propose_kinds
-from workbench.core.privacy.mechanisms import MechanismKind
-from workbench.core.release.plan import Budget, DatasetDescription, ReleasePlan
-from workbench.core.release.planner import budget_plan
-from workbench.core.data.prepare import check_columns_exist
-from workbench.core.data.schema import Schema
-from workbench.core.release.template import NEUTRAL_NAME, describe_columns
+from workbench.core.data import ColumnProposal, Table, propose_kinds
+from workbench.core.privacy import MechanismKind
+from workbench.core.release import Budget, DatasetDescription, ReleasePlan
+from workbench.core.release import budget_plan
+from workbench.core.data import check_columns_exist
+from workbench.core.data import Schema
+from workbench.core.release import NEUTRAL_NAME, describe_columns
 
 
 def empty_plan(name: str = NEUTRAL_NAME) -> ReleasePlan:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBo
 
 from workbench import __version__
 from workbench.core.errors import WorkbenchError
-from workbench.core.data.io import SUPPORTED, SheetNeeded, Table, load_table
+from workbench.core.data import SUPPORTED, SheetNeeded, Table, load_table
 from workbench.gui.columns_page import ColumnsPage
 from workbench.gui.data_page import DataPage, LoadedTable
 from workbench.gui.document import PlanDocument

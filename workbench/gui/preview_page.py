@@ -32,14 +32,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy.accounting import compose
-from workbench.core.privacy.accuracy import noise_probability
+from workbench.core.privacy import compose
+from workbench.core.privacy import noise_probability
 from workbench.core.errors import WorkbenchError
-from workbench.core.privacy.accounting import SAMPLING_CONDITIONS
-from workbench.core.release.plan import Budget, suggested_delta
-from workbench.core.release.planner import PRIVACY_TRADE_OFF, error_basis, expected_error, relative_reference, with_privacy
-from workbench.core.privacy.risk import reading
-from workbench.core.data.schema import Neighbouring
+from workbench.core.privacy import SAMPLING_CONDITIONS
+from workbench.core.release import Budget, suggested_delta
+from workbench.core.release import PRIVACY_TRADE_OFF, error_basis, expected_error, relative_reference, with_privacy
+from workbench.core.privacy import reading
+from workbench.core.data import Neighbouring
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number, readable

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.errors import WorkbenchError
-from workbench.core.privacy.randomized_response import ResponseDesign, design_table, estimate_shares
+from workbench.core.privacy import ResponseDesign, design_table, estimate_shares
 
 SHARES = (0.05, 0.2, 0.5)
 

@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy.accounting import Guarantee
-from workbench.core.release.category_check import CategoryWarning, check_categories
+from workbench.core.privacy import Guarantee
+from workbench.core.release import CategoryWarning, check_categories
 from workbench.core.errors import WorkbenchError
-from workbench.core.report.export import write_report
-from workbench.core.release.ledger import Ledger, default_ledger_path
-from workbench.core.release.run import Release, release
-from workbench.core.release.template import CHOSEN_AFTER_LOOKING_WORDS, NEUTRAL_NAME
+from workbench.core.report import write_report
+from workbench.core.release import Ledger, default_ledger_path
+from workbench.core.release import Release, release
+from workbench.core.release import CHOSEN_AFTER_LOOKING_WORDS, NEUTRAL_NAME
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import readable
 from workbench.gui.workers import Task

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
-from workbench.core.data.io import load_table
+from workbench.core.data import load_table
 from workbench.gui.main_window import MainWindow
 
 SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"

@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy.mechanisms import MechanismKind
-from workbench.core.release.plan import Budget, PlannedStatistic
-from workbench.core.release.postprocess import PostProcessing
-from workbench.core.data.schema import CategoricalColumn, NumericColumn
+from workbench.core.privacy import MechanismKind
+from workbench.core.release import Budget, PlannedStatistic
+from workbench.core.release import PostProcessing
+from workbench.core.data import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
 from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Histogram, Quantiles, Statistic
 from workbench.gui.document import PlanDocument

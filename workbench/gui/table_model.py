@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from workbench.core.data.io import ColumnProposal
+from workbench.core.data import ColumnProposal
 
 PREVIEW_ROWS = 500
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.data.schema import IdentifierColumn, Neighbouring, PrivacyUnit
+from workbench.core.data import IdentifierColumn, Neighbouring, PrivacyUnit
 from workbench.gui.document import PlanDocument
 
 ROW_WORDS = "Each row is a different person. Protects every row; choose this only if no person appears twice."

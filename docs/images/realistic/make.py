@@ -16,9 +16,10 @@ from realistic_tables import ETHNICITIES, STATES, labour_force, write_labelled
 from workbench.core.data.io import load_table
 from workbench.core.release.template import plan_template
 from workbench.core.data.schema import IdentifierColumn
-from workbench.core.release.plan import PlannedStatistic, Budget
+from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.privacy.mechanisms import MechanismKind
-from workbench.core.statistics import Count, Mean, CrossTab
+from workbench.core.statistics.counts import Count, CrossTab
+from workbench.core.statistics.moments import Mean
 out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
 data = write_labelled(labour_force(3000), Path(tempfile.mkdtemp()) / "labour_force.sav")
 table = load_table(data)

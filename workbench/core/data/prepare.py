@@ -22,12 +22,7 @@ import pandas as pd
 
 from workbench.core.errors import SchemaError
 from workbench.core.data.io import Table
-from workbench.core.data.schema import (
-    CategoricalColumn,
-    MissingAction,
-    NumericColumn,
-    Schema,
-)
+from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
 
 
 @dataclass(frozen=True, eq=False)

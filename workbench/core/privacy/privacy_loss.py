@@ -36,12 +36,11 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from workbench.core.privacy.accounting import MechanismEvent
+from workbench.core.privacy.events import Guarantee, MechanismEvent
 
 CHECKED_AGAINST = "0.6.0"  # the dp-accounting release whose functions tests/core/test_accounting.py compares with
 INTERVAL = 1e-3  # the coarsest privacy-loss grid; losses are rounded up to the grid
@@ -91,18 +90,26 @@ class LossDistribution:
         return math.log((mass_upper - delta) / mass_lower)
 
 
-def composed_epsilon(events: Iterable["MechanismEvent"], delta: float) -> float:
+PLD = "privacy loss distribution accounting (pessimistic PLD, computed as dp-accounting does)"
+
+
+def pld_composition(events: Iterable[MechanismEvent], delta: float) -> Guarantee:
+    """The (ε, ``delta``) of ``events`` together, by PLD accounting."""
+    return Guarantee(composed_epsilon(events, delta), delta, PLD)
+
+
+def composed_epsilon(events: Iterable[MechanismEvent], delta: float) -> float:
     """The ε at which the composition of ``events`` is (ε, ``delta``)-DP, by PLD accounting."""
     return composition(events).epsilon_for_delta(delta)
 
 
-def composition(events: Iterable["MechanismEvent"]) -> LossDistribution:
+def composition(events: Iterable[MechanismEvent]) -> LossDistribution:
     """The pessimistic PLD of all ``events`` together, on the grid ``grid_interval`` picks for them."""
     counts = Counter(_key(event) for event in events)
     return _composition(tuple(sorted(counts.items())))
 
 
-def grid_interval(events: Iterable["MechanismEvent"]) -> float:
+def grid_interval(events: Iterable[MechanismEvent]) -> float:
     """The grid the composition of ``events`` is computed on (tests compare with dp-accounting on it)."""
     counts = Counter(_key(event) for event in events)
     return _grid_interval(tuple(sorted(counts.items())))
@@ -158,7 +165,7 @@ def compose(parts: list[tuple[LossDistribution, int]]) -> LossDistribution:
     return LossDistribution(lower, probs, 1.0 - survive, interval)
 
 
-def _key(event: "MechanismEvent") -> tuple:
+def _key(event: MechanismEvent) -> tuple:
     if event.scalar and event.mechanism in ("laplace", "gaussian") and event.scale > 0:
         steps = event.sensitivity / event.unit  # an integer: sensitivities are counted in grid steps
         return (event.mechanism, int(round(steps)), event.scale / event.unit, event.epsilon, event.delta)

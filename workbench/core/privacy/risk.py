@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from workbench.core.privacy import privacy_loss
-from workbench.core.privacy.accounting import MechanismEvent
+from workbench.core.privacy.events import MechanismEvent
 from workbench.core.privacy.mechanisms import check_epsilon
 
 PROFILE_DELTAS = tuple(10.0**-e for e in (12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2)) + (0.03, 0.1)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from workbench.core.data.schema import Neighbouring
+from workbench.core.data import Neighbouring
 
 
 @dataclass(frozen=True)

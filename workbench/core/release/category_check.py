@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core.data.io import Table
+from workbench.core.data import Table
 from workbench.core.release.plan import ReleasePlan
-from workbench.core.data.prepare import category_texts
-from workbench.core.data.schema import CategoricalColumn
+from workbench.core.data import category_texts
+from workbench.core.data import CategoricalColumn
 
 
 @dataclass(frozen=True)

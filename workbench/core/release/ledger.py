@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from workbench.core.privacy.accounting import BASIC, Guarantee, MechanismEvent, compose, overspend
+from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
 from workbench.core.errors import BudgetError, WorkbenchError
-from workbench.core.data.fingerprint import content_digest
+from workbench.core.data import content_digest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -352,7 +352,7 @@ def _rollback(db: sqlite3.Connection) -> None:
 
 
 def _check_budget(budget: Guarantee) -> None:
-    from workbench.core.privacy.mechanisms import check_delta, check_epsilon
+    from workbench.core.privacy import check_delta, check_epsilon
 
     check_epsilon(budget.epsilon)
     if budget.delta:

@@ -12,9 +12,9 @@ from dataclasses import replace
 from typing import Sequence
 
 from workbench.core.errors import PlanError
-from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
-from workbench.core.data.schema import Schema
+from workbench.core.data import Schema
 from workbench.core.statistics import Statistic
 
 MIN_EPSILON, MAX_EPSILON = 1e-4, 100.0
@@ -162,7 +162,7 @@ def relative_reference(statistic: Statistic, schema: Schema, size_estimate: floa
     """What an error is relative to, from public inputs only: the size estimate for counts and for a
     quantile's rank error, the range of the bounds for a mean, the size times the middle of the
     bounds for a sum."""
-    from workbench.core.data.schema import NumericColumn
+    from workbench.core.data import NumericColumn
 
     column = getattr(statistic, "column", None)
     spec = schema.column(column) if column else None

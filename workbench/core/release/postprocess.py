@@ -36,9 +36,9 @@ from typing import Any
 import numpy as np
 
 from workbench.core.errors import PlanError
-from workbench.core.data.schema import Schema
-from workbench.core.privacy.accuracy import SIMULATIONS, simulated_halfwidth, simulated_noise, simulation_rng
-from workbench.core.privacy.mechanisms import Noise
+from workbench.core.data import Schema
+from workbench.core.privacy import SIMULATIONS, simulated_halfwidth, simulated_noise, simulation_rng
+from workbench.core.privacy import Noise
 from workbench.core.statistics import Cell, Histogram, Statistic
 
 

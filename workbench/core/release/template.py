@@ -10,18 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from workbench.core.data.io import ColumnKind, ColumnProposal, Table, propose_kinds
-from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.data import ColumnKind, ColumnProposal, Table, propose_kinds
+from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
-from workbench.core.data.schema import (
-    CategoricalColumn,
-    ColumnSpec,
-    IdentifierColumn,
-    IgnoredColumn,
-    NumericColumn,
-    OutsideCategories,
-    PrivacyUnit,
-    Schema,
+from workbench.core.data import (
+    CategoricalColumn, ColumnSpec, IdentifierColumn, IgnoredColumn, NumericColumn, OutsideCategories,
+    PrivacyUnit, Schema,
 )
 from workbench.core.statistics import Count, Histogram, Mean, Statistic
 

@@ -1,1 +1,8 @@
-"""TODO"""
+"""What a release publishes: the report model, HTML, PDF, figures, exports, the number formatter.
+May import every core layer before it; reads only released values and public context."""
+
+from workbench.core.report.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
+
+__all__ = [
+    "PAPER_SIZES", "REPORT_FORMATS", "write_report", "write_results",
+]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from workbench.core.errors import WorkbenchError
-from workbench.core.release.run import Release
+from workbench.core.release import Release
 
 CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
 

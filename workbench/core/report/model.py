@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from workbench.core.report import figures as report_figures
 
 from workbench.core.privacy import risk
-from workbench.core.privacy.accounting import Guarantee, spent_in_words
-from workbench.core.release.run import Release, ReleasedStatistic
-from workbench.core.release.versions import software_in_words
+from workbench.core.privacy import Guarantee, spent_in_words
+from workbench.core.release import Release, ReleasedStatistic
+from workbench.core.release import software_in_words
 
 REFERENCES = {
     "dwork-roth": "C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy. Foundations and "
@@ -218,7 +218,7 @@ def _pictures(statistic: ReleasedStatistic, confidence: float, count: float | No
     return tuple(pictures)
 
 
-LEVEL_WORDS = {"median": 0.5}  # other levels are written "25th percentile" (statistics.level_words)
+LEVEL_WORDS = {"median": 0.5}  # other levels are written "25th percentile" (statistics.quantiles.level_words)
 
 
 def _levels(statistic: ReleasedStatistic) -> list[float]:

@@ -1,0 +1,250 @@
+"""What every statistic is: a recipe that reads like a sentence, ``Mean("income")``.
+
+A statistic names the integer queries it needs (with their sensitivity, from the schema
+alone), computes their exact answers from prepared data, and turns noisy answers into
+released cells with an error bound. It never draws noise itself.
+
+Any statistic can be computed ``by`` a categorical column: one value per public category
+of that column (and '(other)' if kept). All groups are one query whose sensitivity counts
+every group a person can touch (``sensitivity.grouped_sum``): parallel composition, so
+the groups share one ε instead of each spending it. The helpers here that read columns and
+groups are shared by the families (``counts``, ``moments``, ``quantiles``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.privacy import sensitivity
+from workbench.core.errors import SchemaError
+from workbench.core.privacy import MechanismKind, Noise
+from workbench.core.data import PreparedData
+from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, OutsideCategories, Schema
+from workbench.core.privacy import Sensitivity
+from workbench.core.statistics.grid import exact_sum
+
+
+@dataclass(frozen=True)
+class Query:
+    """One integer-valued measurement a statistic needs."""
+
+    name: str
+    sensitivity: Sensitivity
+    unit: float  # what one integer step is worth in the statistic's own units
+    share: float  # share of the statistic's ε and δ spent on this query
+    scalar: bool = True  # one number (else a vector: histogram bins, or one value per group)
+    level: float | None = None  # for a quantile: its level in (0, 1); the sensitivity is then a row distance
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One released number: a scalar statistic has one cell, a histogram one per bin."""
+
+    label: str
+    value: float | None
+    error: float | None  # half-width of the interval that holds the noise with the stated confidence
+    note: str = ""
+    error_unit: str = ""  # what ``error`` counts if not the value's own units ("ranks" for a quantile)
+    raw: float | None = None  # the noisy value before post-processing (None: post-processing left it as it is)
+    reliable: bool = True  # False: the error bar is wider than the range the value can take
+
+    @property
+    def raw_value(self) -> float | None:
+        """The value as the mechanism released it, before any post-processing (DESIGN rule 7)."""
+        return self.value if self.raw is None else self.raw
+
+
+class Statistic:
+    """A released statistic: its queries, their exact answers, and the released cells."""
+
+    type_name: ClassVar[str] = ""
+    by: str | None = None  # a categorical column: one value per group
+    mechanisms: ClassVar[tuple[MechanismKind, ...]] = (MechanismKind.LAPLACE, MechanismKind.GAUSSIAN)
+    error_unit: ClassVar[str] = ""  # what the error bound counts, if not the statistic's own units
+    # the noise goes into sums the value is computed from (a mean, a variance), not into the value itself
+    computed_from_noisy_sums: ClassVar[bool] = False
+
+    @property
+    def label(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        """Every column the statistic reads (a row missing one of them is left out)."""
+        return (self.by,) if self.by else ()
+
+    def groups(self, schema: Schema) -> tuple[str, ...]:
+        """The groups of a statistic ``by`` a column: that column's bins; else one unnamed group."""
+        if not self.by:
+            return ("",)
+        return categorical_spec(schema, self.by, f"{self.type_name} by group", grouping=True).bins
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        raise NotImplementedError
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        """Exact integer answers, one list per query. Private: only noise may touch them."""
+        raise NotImplementedError
+
+    def measure(self, data: PreparedData, noises: Sequence[Noise]) -> list[list]:
+        """Noisy answers, one list per query: the exact answers plus OpenDP noise. The exact
+        answers never leave this function."""
+        return [list(noise.sample(values)) for noise, values in zip(noises, self.exact(data))]
+
+    def estimate(
+        self, noisy: Sequence[Sequence[int]], noises: Sequence[Noise], schema: Schema, confidence: float
+    ) -> tuple[Cell, ...]:
+        """Released cells from noisy answers (post-processing only)."""
+        raise NotImplementedError
+
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+        """Half-width of the interval holding the noise's effect on each cell, from public inputs only.
+
+        ``size`` is a number of rows (a public estimate, or a released noisy count); only
+        statistics whose error depends on it use it.
+        """
+        (query,) = self.queries(schema) or (None,)
+        if query is None:
+            return 0.0
+        return noises[0].halfwidth(confidence) * query.unit
+
+    def method(self, schema: Schema) -> str:
+        """One sentence on how the value is computed, for results and reports."""
+        raise NotImplementedError
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        """The values the exact statistic can take on any data (public): clamping a released
+        value into it moves the value closer to the truth, never further."""
+        return (-math.inf, math.inf)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type_name, **({"by": self.by} if self.by else {})}
+
+    def _by_words(self) -> str:
+        return f" by {self.by}" if self.by else ""
+
+
+@dataclass(frozen=True)
+class ColumnStatistic(Statistic):
+    """A statistic of one column: ``Mean("income")`` is labelled "mean of income"."""
+
+    column: str
+    by: str | None = None
+    words: ClassVar[str] = ""  # the name in labels, if not the type name
+
+    @property
+    def label(self) -> str:
+        return f"{self.words or self.type_name} of {self.column}{self._by_words()}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return (self.column, *super().column_names)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "column": self.column}
+
+    def _public_count(self, schema: Schema) -> bool:
+        """Whether the rows are counted by the public size (no groups, and the count needs no noise)."""
+        return not self.by and count_is_public(schema, self.column_names)
+
+    def _row_sum_sensitivity(self, schema: Schema, lo: int, hi: int) -> Sensitivity:
+        """A sum of per-row integers in [lo, hi] over this statistic's rows, per group if ``by``."""
+        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
+        return bound(lo, hi, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring)
+
+
+def numeric_spec(schema: Schema, column: str, statistic: str) -> NumericColumn:
+    spec = schema.column(column)
+    if not isinstance(spec, NumericColumn):
+        raise SchemaError(
+            f"The {statistic} of '{column}' needs a numeric column with bounds, but '{column}' is described "
+            f"as {spec.kind}. Describe it as numeric, or choose another statistic."
+        )
+    _validated(spec)  # its bounds set the sensitivity: reversed, equal or missing bounds are named here
+    return spec
+
+
+def categorical_spec(schema: Schema, column: str, statistic: str, grouping: bool = False) -> CategoricalColumn:
+    spec = schema.column(column)
+    if not isinstance(spec, CategoricalColumn):
+        what = f"A {statistic} of '{column}'" if grouping else f"The {statistic} of '{column}'"
+        raise SchemaError(
+            f"{what} needs a categorical column with public categories, but '{column}' is described as "
+            f"{spec.kind}. Describe it as categorical, or choose another {'grouping' if grouping else 'statistic'}."
+        )
+    _validated(spec)
+    return spec
+
+
+def _validated(spec: ColumnSpec) -> None:
+    """A column description checked once per object (it is immutable; an edit makes a new one): a
+    preview asks on every slider move. A refusal raises and is not remembered, so it is named again
+    every time. The mark is on the object, not keyed by value: 1 and True compare equal."""
+    if spec.__dict__.get("_validated"):
+        return
+    spec.validate()
+    object.__setattr__(spec, "_validated", True)
+
+
+def bin_codes(spec: CategoricalColumn, values: pd.Series | np.ndarray) -> np.ndarray:
+    """The index of each value's bin in ``spec.bins``; -1 for a value left out (outside the list).
+
+    Categorical values (as ``prepare`` makes them) are coded through their few categories."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        categories = np.append(values.cat.categories.to_numpy(dtype=object), None)  # the last: a missing value
+        return _bin_codes(spec, categories)[values.cat.codes.to_numpy()]  # code -1 picks the last
+    return _bin_codes(spec, np.asarray(values, dtype=object))
+
+
+def _bin_codes(spec: CategoricalColumn, values: np.ndarray) -> np.ndarray:
+    codes = pd.Index(spec.categories).get_indexer(values)
+    if spec.outside is OutsideCategories.OTHER:
+        return np.where(codes < 0, len(spec.categories), codes)
+    return codes
+
+
+def group_codes(statistic: Statistic, data: PreparedData) -> np.ndarray:
+    """Group index of every complete row of ``statistic`` (all 0 without ``by``; -1: left out)."""
+    rows = data.complete(statistic.column_names)
+    if not statistic.by:
+        return np.zeros(len(rows), dtype=np.int64)
+    spec = categorical_spec(data.schema, statistic.by, f"{statistic.type_name} by group", grouping=True)
+    return bin_codes(spec, rows[statistic.by])
+
+
+def counts_by_group(codes: np.ndarray, groups: int) -> list[int]:
+    """Rows per group code (codes -1 are left out)."""
+    return [int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]]
+
+
+def sums_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[int]:
+    """Exact integer sums of ``values`` per group code (codes -1 are left out)."""
+    return [exact_sum(values[codes == g]) for g in range(groups)]
+
+
+# Why a cell has no value, from public facts only: whether the group really is empty is private.
+EMPTY_GROUP_WORDS = (
+    ": the group is empty or holds very few rows. A larger ε helps only if it should hold rows; an '(other)' "
+    "group holds only values outside the public categories, and is empty by construction when the list is complete "
+    "(then choose to leave values outside the list out, and no '(other)' group is released)"
+)
+
+
+def group_cells(groups: Sequence[str], values: Sequence[float | None], errors: Sequence[float | None]) -> tuple[Cell, ...]:
+    return tuple(Cell(g, v, e) for g, v, e in zip(groups, values, errors))
+
+
+def count_sensitivity(schema: Schema, columns: tuple[str, ...], grouped: bool = False) -> Sensitivity:
+    """Rows counted over the rows where ``columns`` are present (in every group, if ``grouped``)."""
+    bound = sensitivity.grouped_sum if grouped else sensitivity.bounded_sum
+    return bound(1, 1, schema.k, schema.min_rows_per_person(columns), schema.neighbouring)
+
+
+def count_is_public(schema: Schema, columns: tuple[str, ...] = ()) -> bool:
+    """Under substitute with one row per person and none dropped, the row count is the public size."""
+    return count_sensitivity(schema, columns).l1 == 0

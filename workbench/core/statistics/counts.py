@@ -1,0 +1,224 @@
+"""Counts of rows, histograms of a column, and cross-tabulations of two or three columns:
+every public category (or combination) gets a bin, empty ones too (DESIGN rule 2)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from workbench.core.privacy import sensitivity
+from workbench.core.errors import PlanError
+from workbench.core.data import PreparedData
+from workbench.core.data import CategoricalColumn, NumericColumn, Schema
+from workbench.core.statistics.base import (
+    Cell, ColumnStatistic, Query, Statistic, bin_codes, categorical_spec, count_is_public, count_sensitivity,
+    counts_by_group, group_cells, group_codes, numeric_spec,
+)
+
+
+@dataclass(frozen=True)
+class Count(Statistic):
+    """The number of rows that remain after preparation (in each group, with ``by``)."""
+
+    by: str | None = None
+    type_name: ClassVar[str] = "count"
+
+    @property
+    def label(self) -> str:
+        return f"count of rows{self._by_words()}"
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        if not self.by and count_is_public(schema):
+            return ()
+        self.groups(schema)  # checks the grouping column
+        grouped = self.by is not None
+        return (Query("count", count_sensitivity(schema, self.column_names, grouped), 1.0, 1.0, not grouped),)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        if not self.by:
+            return () if count_is_public(data.schema) else ([data.rows],)
+        codes = group_codes(self, data)
+        groups = len(self.groups(data.schema))
+        return (counts_by_group(codes, groups),)
+
+    def estimate(self, noisy, noises, schema, confidence):
+        if not noises:
+            return (Cell("", float(schema.public_size), 0.0, "the public size you entered; no noise needed"),)
+        error = self.error_bound(noises, schema, None, confidence)
+        return group_cells(self.groups(schema), [float(v) for v in noisy[0]], [error] * len(noisy[0]))
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        return (0.0, math.inf)
+
+    def method(self, schema: Schema) -> str:
+        if not self.queries(schema):
+            return "Under 'substitute one person' with one row per person the count is the public size."
+        if self.by:
+            return f"Number of rows in each category of {self.by}, plus integer noise in every group."
+        return "Number of rows, plus integer noise."
+
+
+class _CellCounts:
+    """Counts in labelled disjoint cells (histogram bins, cross-tabulation cells): one noisy
+    integer per cell, each with the same error bound, never below 0 in truth."""
+
+    def _cell_labels(self, schema: Schema) -> list[str]:
+        raise NotImplementedError
+
+    def estimate(self, noisy, noises, schema, confidence):
+        error = self.error_bound(noises, schema, None, confidence)  # type: ignore[attr-defined]
+        return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        return (0.0, math.inf)
+
+
+@dataclass(frozen=True)
+class Histogram(_CellCounts, ColumnStatistic):
+    """Counts of every public category of a column (empty ones too), and of 'other' if kept; or, for a
+    numeric column, counts in the intervals that public ``edges`` cut its bounds into (age bands).
+
+    Numeric values were clamped to the bounds when the data were prepared, so a value outside them is
+    counted in the first or last interval, as every other statistic of the column counts it at the bound.
+    """
+
+    edges: tuple[float, ...] = ()
+    type_name: ClassVar[str] = "histogram"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "edges", tuple(float(edge) for edge in self.edges))
+
+    @property
+    def label(self) -> str:
+        cut = f" cut at {', '.join(_exactly(edge) for edge in self.edges)}" if self.edges else ""
+        return f"histogram of {self.column}{cut}{self._by_words()}"
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        self._bins(schema)
+        self.groups(schema)  # checks the grouping column
+        return (Query("bins", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0, scalar=False),)
+
+    def _bins(self, schema: Schema) -> tuple[str, ...]:
+        """The bins' labels: the categories (and '(other)'), or the intervals between the edges."""
+        spec = schema.column(self.column)
+        if not isinstance(spec, NumericColumn):
+            if self.edges:
+                raise PlanError(
+                    f"The histogram of '{self.column}' has interval edges, which are for a numeric column, but "
+                    f"'{self.column}' is described as {spec.kind}. Remove the edges to count its categories."
+                )
+            return categorical_spec(schema, self.column, "histogram").bins
+        spec = numeric_spec(schema, self.column, "histogram")
+        if not self.edges:
+            raise PlanError(
+                f"The histogram of '{self.column}' needs the edges that cut its bounds [{spec.lower:g}, "
+                f"{spec.upper:g}] into intervals, e.g. \"edges\": [18, 65]: public values, never read from the data."
+            )
+        points = (spec.lower, *self.edges, spec.upper)
+        if any(not low < high for low, high in zip(points, points[1:])):
+            raise PlanError(
+                f"The edges of the histogram of '{self.column}' ({', '.join(f'{e:g}' for e in self.edges)}) must "
+                f"increase and lie strictly between its bounds {spec.lower:g} and {spec.upper:g}."
+            )
+        return tuple(f"[{_exactly(low)}, {_exactly(high)}{']' if i == len(points) - 2 else ')'}"
+                     for i, (low, high) in enumerate(zip(points, points[1:])))
+
+    def _cell_labels(self, schema: Schema) -> list[str]:
+        bins = self._bins(schema)
+        return [f"{group} / {b}" if self.by else b for group in self.groups(schema) for b in bins]
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        bins = self._bins(data.schema)
+        rows = data.complete(self.column_names)
+        if self.edges:  # clamped to the bounds already: [lower, e1) is 0, ..., [ek, upper] is k
+            codes = np.searchsorted(np.asarray(self.edges), rows[self.column].to_numpy(dtype=np.float64), side="right")
+        else:
+            codes = bin_codes(categorical_spec(data.schema, self.column, "histogram"), rows[self.column])
+        groups = group_codes(self, data)
+        cells = len(bins) * len(self.groups(data.schema))
+        codes = np.where((codes >= 0) & (groups >= 0), groups * len(bins) + codes, -1)
+        return (counts_by_group(codes, cells),)
+
+    def method(self, schema: Schema) -> str:
+        where = f", within each category of {self.by}" if self.by else ""
+        if self.edges:
+            return (f"Rows counted in each interval of {self.column} between the public edges (values outside the "
+                    f"bounds in the first or last interval){where}, plus integer noise in every bin.")
+        spec = categorical_spec(schema, self.column, "histogram")
+        outside = (
+            "values outside the list are counted in '(other)'"
+            if len(spec.bins) > len(spec.categories)
+            else "values outside the list are left out"
+        )
+        return f"Rows counted in each public category ({outside}){where}, plus integer noise in every bin."
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), **({"edges": list(self.edges)} if self.edges else {})}
+
+
+def _exactly(value: float) -> str:
+    """An interval's end as typed: 1000000 and 100000.1, not 1e+06 and 100000 (two edges never read alike)."""
+    return np.format_float_positional(value, trim="-")
+
+
+@dataclass(frozen=True)
+class CrossTab(_CellCounts, Statistic):
+    """Counts of every combination of the public categories of two or three columns (empty
+    combinations too): one disjoint bin per combination, so it costs what one histogram does."""
+
+    columns: tuple[str, ...] = ()
+    by: str | None = None
+    type_name: ClassVar[str] = "crosstab"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", tuple(self.columns))
+
+    @property
+    def label(self) -> str:
+        return f"cross-tabulation of {' × '.join(self.columns)}{self._by_words()}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return (*self.columns, *super().column_names)
+
+    def _specs(self, schema: Schema) -> list[CategoricalColumn]:
+        if not 2 <= len(self.columns) <= 3 or len(set(self.column_names)) != len(self.column_names):
+            raise PlanError(
+                f"A cross-tabulation needs two or three different categorical columns (and a grouping column other "
+                f"than them), not {', '.join(self.column_names) or 'none'}."
+            )
+        return [categorical_spec(schema, column, "cross-tabulation") for column in self.columns]
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        self._specs(schema)
+        self.groups(schema)  # checks the grouping column
+        return (Query("cells", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0, scalar=False),)
+
+    def _cell_labels(self, schema: Schema) -> list[str]:
+        labels = [g for g in self.groups(schema)] if self.by else [""]
+        for spec in self._specs(schema):
+            labels = [f"{prefix} / {b}" if prefix else b for prefix in labels for b in spec.bins]
+        return labels
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        rows = data.complete(self.column_names)
+        codes = group_codes(self, data)
+        cells = len(self.groups(data.schema))
+        for spec, column in zip(self._specs(data.schema), self.columns):
+            bins = bin_codes(spec, rows[column])
+            codes = np.where((codes >= 0) & (bins >= 0), codes * len(spec.bins) + bins, -1)
+            cells *= len(spec.bins)
+        return (counts_by_group(codes, cells),)
+
+    def method(self, schema: Schema) -> str:
+        where = f", within each category of {self.by}" if self.by else ""
+        return (
+            f"Rows counted in every combination of the public categories of {', '.join(self.columns)}{where} "
+            "(each row in one cell), plus integer noise in every cell."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "columns": list(self.columns)}

@@ -1,0 +1,63 @@
+"""The statistics a plan may name by ``type``, and reading one from a plan's JSON with a
+message that says what is wrong and what to write instead."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+from workbench.core.errors import PlanError
+from workbench.core.statistics.base import Statistic
+from workbench.core.statistics.counts import Count, CrossTab, Histogram
+from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
+from workbench.core.statistics.quantiles import Quantiles
+
+
+STATISTIC_TYPES: dict[str, type[Statistic]] = {
+    cls.type_name: cls for cls in (Count, Sum, Mean, Variance, StandardDeviation, Histogram, CrossTab, Quantiles)
+}
+
+
+def statistic_from_json(data: Any, where: str) -> Statistic:
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str) or data["type"] not in STATISTIC_TYPES:
+        kind = data.get("type") if isinstance(data, dict) else data
+        raise PlanError(f"{where}: {kind!r} is not a statistic; choose one of {', '.join(STATISTIC_TYPES)}.")
+    cls = STATISTIC_TYPES[data["type"]]
+    by = data.get("by")
+    if isinstance(by, list) and len(by) == 1:  # ["region"]: one column written as a list
+        by = by[0]
+    if isinstance(by, list):
+        raise PlanError(f"{where}: 'by' names one categorical column, e.g. \"by\": \"region\", not a list of "
+                        f"{len(by)}. For counts by two or three columns, use a crosstab.")
+    if by is not None and (not isinstance(by, str) or not by):
+        raise PlanError(f"{where}: 'by' must name a categorical column, e.g. \"by\": \"region\", or be left out.")
+    if cls is Count:
+        return Count(by=by)
+    if cls is CrossTab:
+        columns = data.get("columns")
+        if not isinstance(columns, list) or not all(isinstance(c, str) and c for c in columns):
+            raise PlanError(f"{where}: a crosstab needs 'columns', a list of two or three categorical column names.")
+        return CrossTab(columns=tuple(columns), by=by)
+    column = data.get("column")
+    if not isinstance(column, str) or not column:
+        raise PlanError(f"{where}: a {data['type']} needs the name of its 'column'.")
+    if cls is Quantiles:
+        levels = data.get("levels", [0.5])
+        if (not isinstance(levels, list) or not levels
+                or any(isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1 for a in levels)):
+            raise PlanError(
+                f"{where}: 'levels' must be a list of quantile levels strictly between 0 and 1, such as "
+                f"[0.25, 0.5, 0.75]; it is {levels!r}."
+            )
+        return Quantiles(column=column, by=by, levels=tuple(levels))
+    if cls is Histogram and data.get("edges") is not None:
+        edges = data["edges"]
+        if (not isinstance(edges, list) or not edges
+                or any(isinstance(e, bool) or not isinstance(e, (int, float)) or not math.isfinite(e) for e in edges)):
+            raise PlanError(
+                f"{where}: 'edges' must be a list of numbers that cut the column's bounds into intervals, such as "
+                f"[18, 30, 45, 65]; it is {edges!r}."
+            )
+        return Histogram(column=column, by=by, edges=tuple(edges))
+    return cls(column=column, by=by)  # type: ignore[call-arg]

@@ -1,0 +1,282 @@
+"""Sums, means, variances and standard deviations of a bounded numeric column, from exact
+integer sums (``grid``) and, where needed, a noisy count of rows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, ClassVar, Sequence
+
+import numpy as np
+
+from workbench.core.privacy import (
+    SIMULATIONS, combined_halfwidth, simulated_halfwidth, simulated_noise, simulation_rng,
+)
+from workbench.core.privacy import Noise
+from workbench.core.data import PreparedData
+from workbench.core.data import Schema
+from workbench.core.statistics.base import (
+    EMPTY_GROUP_WORDS, Cell, ColumnStatistic, Query, count_sensitivity, counts_by_group, group_cells,
+    group_codes, numeric_spec, sums_by_group,
+)
+from workbench.core.statistics.grid import SumGrid, grid_of
+
+
+@dataclass(frozen=True)
+class Sum(ColumnStatistic):
+    """The sum of a numeric column, each value clamped into its public bounds."""
+
+    type_name: ClassVar[str] = "sum"
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        grid = grid_of(numeric_spec(schema, self.column, "sum"))
+        self.groups(schema)  # checks the grouping column
+        return (Query("sum", self._row_sum_sensitivity(schema, grid.lo, grid.hi), grid.unit, 1.0, not self.by),)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        grid = grid_of(numeric_spec(data.schema, self.column, "sum"))
+        values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
+        return (sums_by_group(values, group_codes(self, data), len(self.groups(data.schema))),)
+
+    def estimate(self, noisy, noises, schema, confidence):
+        unit = self.queries(schema)[0].unit
+        error = self.error_bound(noises, schema, None, confidence)
+        return group_cells(self.groups(schema), [v * unit for v in noisy[0]], [error] * len(noisy[0]))
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        grid = grid_of(numeric_spec(schema, self.column, "sum"))
+        return (0.0 if grid.lower >= 0 else -math.inf, 0.0 if grid.upper <= 0 else math.inf)
+
+    def method(self, schema: Schema) -> str:
+        unit = self.queries(schema)[0].unit
+        where = f" in each category of {self.by}" if self.by else ""
+        return (
+            f"Values clamped to the bounds, scaled to integer multiples of {unit:.3g} and summed exactly{where}, "
+            "plus integer noise on that grid."
+        )
+
+
+@dataclass(frozen=True)
+class Mean(ColumnStatistic):
+    """The mean of a numeric column: a noisy centred sum over a noisy (or public) count."""
+
+    type_name: ClassVar[str] = "mean"
+    computed_from_noisy_sums: ClassVar[bool] = True
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        grid = grid_of(numeric_spec(schema, self.column, "mean"))
+        self.groups(schema)  # checks the grouping column
+        centred = self._row_sum_sensitivity(schema, grid.lo - grid.centre, grid.hi - grid.centre)
+        if self._public_count(schema):
+            return (Query("centred sum", centred, grid.unit, 1.0),)
+        count = Query("count", count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, 0.5, not self.by)
+        return (Query("centred sum", centred, grid.unit, 0.5, not self.by), count)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        grid = grid_of(numeric_spec(data.schema, self.column, "mean"))
+        values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
+        codes, groups = group_codes(self, data), len(self.groups(data.schema))
+        centred = sums_by_group(values - grid.centre, codes, groups)
+        if self._public_count(data.schema):
+            return (centred,)
+        return (centred, counts_by_group(codes, groups))
+
+    def estimate(self, noisy, noises, schema, confidence):
+        grid = grid_of(numeric_spec(schema, self.column, "mean"))
+        centre = grid.centre * grid.unit
+        cells = []
+        for i, group in enumerate(self.groups(schema)):
+            size = float(schema.public_size) if self._public_count(schema) else float(noisy[1][i])
+            if size < 1:
+                note = f"the noisy count of rows is below 1, so no mean can be formed{EMPTY_GROUP_WORDS}"
+                cells.append(Cell(group, None, None, note))
+                continue
+            value = centre + noisy[0][i] * grid.unit / size
+            error = self.error_bound(noises, schema, size, confidence, offset=value - centre)
+            cells.append(Cell(group, value, error))
+        return tuple(cells)
+
+    def error_bound(
+        self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float,
+        offset: float | None = None,
+    ) -> float:
+        """Bound on |released - exact| given the (noisy or estimated) number of rows ``size`` (of one group).
+
+        With public count N: error = unit * Z_sum / N. Otherwise the released mean minus the
+        exact one is (unit * Z_sum - (mean - centre) * Z_count) / noisy count exactly; with 95%
+        probability it is within w(|mean - centre|) / noisy count, w the half-width of that
+        combination of the two noises (``combined_halfwidth``, not a union bound). The true
+        offset |mean - centre| is unknown, and the released one (``offset``) may be far smaller
+        when the count is noisy, so the bound is the largest t with t <= w(|offset| + t) / size:
+        any true mean further than that from the released one would contradict its own 95%
+        interval (``_self_consistent_halfwidth``). Without ``offset`` (previews and planning),
+        the offset is taken at its largest, half the range: the bound the release starts its
+        search from, so no release at that size states more (and a mean near a bound gets it).
+        """
+        grid = grid_of(numeric_spec(schema, self.column, "mean"))
+        if self._public_count(schema):
+            size = float(schema.public_size)
+        if not size or size < 1:
+            return math.inf
+        if len(noises) == 1:
+            return noises[0].halfwidth(confidence) * grid.unit / size
+        centre = grid.centre
+        half_range = max(grid.hi - centre, centre - grid.lo) * grid.unit
+        total, count = noises
+
+        def halfwidth(distance: float) -> float:  # in the mean's units, for a true offset of ``distance``
+            distance = min(distance, half_range)
+            return combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance, confidence) / size
+
+        if offset is None:  # a preview, or planning: the largest offset, which no release exceeds
+            return halfwidth(half_range)
+        return _self_consistent_halfwidth(halfwidth, min(abs(offset), half_range), half_range)
+
+    def possible_range(self, schema: Schema) -> tuple[float, float]:
+        grid = grid_of(numeric_spec(schema, self.column, "mean"))
+        return (grid.lower, grid.upper)
+
+    def method(self, schema: Schema) -> str:
+        if self._public_count(schema):
+            return "Noisy sum of values centred on the middle of the bounds, divided by the public size."
+        where = f", in each category of {self.by}" if self.by else ""
+        return (
+            f"Noisy sum of values centred on the middle of the bounds, divided by a noisy count{where}; "
+            "half of ε (and δ) is spent on each."
+        )
+
+
+def _self_consistent_halfwidth(halfwidth: Callable[[float], float], released: float, largest: float) -> float:
+    """The largest t with t <= halfwidth(released + t): a bound on |released mean - true mean| that
+    holds whenever the true mean lies within its own interval, whatever the true offset.
+
+    ``halfwidth`` grows with the offset and stops growing at ``largest``, so its value there is
+    such a t already. Iterating t <- halfwidth(released + t) from it never passes below the
+    largest fixed point (each step maps t >= t* to at least halfwidth(released + t*) = t*), so
+    every iterate is a valid bound, and the steps shrink geometrically towards t*."""
+    bound = halfwidth(largest)
+    for _ in range(40):
+        tighter = min(halfwidth(released + bound), bound)
+        converged = tighter >= bound * (1 - 1e-4)
+        bound = tighter
+        if converged:
+            break
+    return bound
+
+
+@dataclass(frozen=True)
+class Variance(ColumnStatistic):
+    """The variance of a numeric column (divisor n - 1): noisy centred sums of values and of
+    squares over a noisy (or public) count, a third of ε and δ each (half each with a public count).
+
+    Its error bound comes from simulation: the three noises are drawn from their public
+    distributions (fixed seed) around the released moments, and the 95% point of the
+    estimator's error is stated; previews use the worst case for bounded data instead.
+    """
+
+    type_name: ClassVar[str] = "variance"
+    computed_from_noisy_sums: ClassVar[bool] = True
+
+    def _grids(self, schema: Schema) -> tuple[SumGrid, SumGrid, int]:
+        grid = grid_of(numeric_spec(schema, self.column, self.type_name))
+        reach = max(grid.hi - grid.centre, grid.centre - grid.lo) * grid.unit
+        return grid, SumGrid(0.0, reach * reach), grid.centre
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        grid, squares, centre = self._grids(schema)
+        self.groups(schema)  # checks the grouping column
+        scalar = not self.by
+        public = self._public_count(schema)
+        share = 1 / 2 if public else 1 / 3
+        parts = [
+            Query("centred sum", self._row_sum_sensitivity(schema, grid.lo - centre, grid.hi - centre),
+                  grid.unit, share, scalar),
+            Query("sum of squares", self._row_sum_sensitivity(schema, 0, squares.hi), squares.unit, share, scalar),
+        ]
+        if not public:
+            parts.append(Query("count", count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, share, scalar))
+        return tuple(parts)
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        grid, squares, centre = self._grids(data.schema)
+        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
+        centred = grid.to_integers(values) - centre
+        deviations = centred * grid.unit
+        square_steps = np.clip(squares.to_integers(deviations * deviations), 0, squares.hi)
+        codes, groups = group_codes(self, data), len(self.groups(data.schema))
+        answers = [sums_by_group(centred, codes, groups), sums_by_group(square_steps, codes, groups)]
+        if not self._public_count(data.schema):
+            answers.append(counts_by_group(codes, groups))
+        return tuple(answers)
+
+    @staticmethod
+    def _from_moments(first: np.ndarray, second: np.ndarray, size: np.ndarray, largest: float) -> np.ndarray:
+        """Variance from centred sums (post-processing), kept within [0, the largest possible]."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = first / size
+            variance = (second / size - mean * mean) * size / (size - 1)
+        return np.clip(np.nan_to_num(variance, nan=largest), 0.0, largest)
+
+    def _finish(self, variance: np.ndarray) -> np.ndarray:
+        return variance
+
+    def estimate(self, noisy, noises, schema, confidence):
+        grid, squares, _ = self._grids(schema)
+        largest = (squares.upper if squares.upper else 0.0)  # (half range)^2 bounds any variance of the data
+        cells = []
+        for i, group in enumerate(self.groups(schema)):
+            size = float(schema.public_size) if self._public_count(schema) else float(noisy[2][i])
+            if size < 2:
+                note = f"the noisy count of rows is below 2, so no {self.words or self.type_name} can be formed{EMPTY_GROUP_WORDS}"
+                cells.append(Cell(group, None, None, note))
+                continue
+            first, second = noisy[0][i] * grid.unit, noisy[1][i] * squares.unit
+            value = float(self._finish(self._from_moments(np.array([first]), np.array([second]), np.array([size]), largest))[0])
+            error = self._simulated_error(noises, schema, size, first / size, second / size, confidence)
+            cells.append(Cell(group, value, error))
+        return tuple(cells)
+
+    def _simulated_error(self, noises, schema, size, mean, second, confidence, draws: int = SIMULATIONS) -> float:
+        grid, squares, _ = self._grids(schema)
+        largest = squares.upper
+        mean = min(max(mean, -math.sqrt(largest)), math.sqrt(largest))
+        second = min(max(second, mean * mean), largest)
+        rng = simulation_rng()
+        z1 = simulated_noise(noises[0].kind.value, noises[0].scale, draws, rng) * grid.unit
+        z2 = simulated_noise(noises[1].kind.value, noises[1].scale, draws, rng) * squares.unit
+        zn = simulated_noise(noises[2].kind.value, noises[2].scale, draws, rng) if len(noises) > 2 else np.zeros(draws)
+        truth = self._finish(self._from_moments(np.array([mean * size]), np.array([second * size]), np.array([size]), largest))
+        released = self._finish(self._from_moments(mean * size + z1, second * size + z2, size + zn, largest))
+        return simulated_halfwidth(released - truth[0], confidence)
+
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+        """For previews: simulated at a public size, the largest over data shapes from values all at
+        the bounds to a spread of an eighth of the range, centred or off-centre."""
+        if self._public_count(schema):
+            size = float(schema.public_size)
+        if not size or size < 2:
+            return math.inf
+        _, squares, _ = self._grids(schema)
+        largest, reach = squares.upper, math.sqrt(squares.upper)
+        shapes = [(m, m * m + v * largest) for m in (0.0, reach / 2) for v in (1.0, 1 / 4, 1 / 16)]
+        draws = SIMULATIONS // 4  # a preview redraws on every slider move; its worst case already leans high
+        return max(self._simulated_error(noises, schema, size, m, m2, confidence, draws) for m, m2 in shapes)
+
+    def method(self, schema: Schema) -> str:
+        where = f", in each category of {self.by}" if self.by else ""
+        divisor = "the public size" if self._public_count(schema) else "a noisy count"
+        return (
+            f"Noisy sums of values and of squared values, both centred on the middle of the bounds, over {divisor}"
+            f"{where}; divisor n - 1. The error bound is simulated from the noise distributions."
+        )
+
+
+@dataclass(frozen=True)
+class StandardDeviation(Variance):
+    """The standard deviation: the square root of ``Variance`` (post-processing)."""
+
+    type_name: ClassVar[str] = "stddev"
+    words: ClassVar[str] = "standard deviation"
+
+    def _finish(self, variance: np.ndarray) -> np.ndarray:
+        return np.sqrt(variance)

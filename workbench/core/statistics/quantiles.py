@@ -1,0 +1,157 @@
+"""Quantiles chosen by the exponential mechanism among public candidates, and the DP search
+for a column's bounds (low and high quantiles over a wide, log-spaced range)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from workbench.core.errors import PlanError
+from workbench.core.privacy import (
+    QUANTILE_CANDIDATES, MechanismKind, Noise, bounds_candidates, person_distance, quantile_candidates,
+    quantile_rank_halfwidth,
+)
+from workbench.core.data import PreparedData
+from workbench.core.data import Neighbouring, NumericColumn, Schema
+from workbench.core.privacy import Sensitivity
+from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_codes, numeric_spec
+
+
+def level_words(level: float) -> str:
+    """A quantile level as statisticians say it: 'median', '25th percentile', '2.5th percentile'."""
+    if level == 0.5:
+        return "median"
+    percent = f"{100 * level:.10g}"
+    if "." in percent or 11 <= int(percent) % 100 <= 13:
+        suffix = "th"
+    else:
+        suffix = {"1": "st", "2": "nd", "3": "rd"}.get(percent[-1], "th")
+    return f"{percent}{suffix} percentile"
+
+
+@dataclass(frozen=True)
+class Quantiles(ColumnStatistic):
+    """Quantiles of a numeric column at public levels (the median is level 0.5), each chosen by
+    the exponential mechanism among ``QUANTILE_CANDIDATES`` evenly spaced points of the bounds.
+
+    The error is stated in ranks, the one measure of a quantile's error that depends on no
+    data: how many rows the released value's position may lie from the level's. (How far that
+    is in the column's units depends on how dense the data are there, which is private.)
+    """
+
+    levels: tuple[float, ...] = (0.5,)
+    type_name: ClassVar[str] = "quantiles"
+    mechanisms: ClassVar[tuple[MechanismKind, ...]] = (MechanismKind.EXPONENTIAL,)
+    error_unit: ClassVar[str] = "ranks"
+
+    def __post_init__(self) -> None:
+        levels = tuple(sorted({float(level) for level in self.levels}))
+        object.__setattr__(self, "levels", levels)
+
+    @property
+    def label(self) -> str:
+        if len(self.levels) == 1:
+            return f"{level_words(self.levels[0])} of {self.column}{self._by_words()}"
+        return f"quantiles {', '.join(f'{100 * a:.10g}%' for a in self.levels)} of {self.column}{self._by_words()}"
+
+    def _check(self, schema: Schema) -> NumericColumn:
+        spec = numeric_spec(schema, self.column, "quantiles")
+        if not self.levels:
+            raise PlanError(f"The quantiles of '{self.column}' need at least one level, e.g. 0.5 for the median.")
+        for level in self.levels:
+            if not 0 < level < 1:
+                raise PlanError(
+                    f"A quantile level of '{self.column}' is {level:g}; levels lie strictly between 0 and 1 "
+                    "(0.5 is the median, 0.25 and 0.75 the quartiles)."
+                )
+        self.groups(schema)  # checks the grouping column
+        return spec
+
+    def queries(self, schema: Schema) -> tuple[Query, ...]:
+        self._check(schema)
+        distance = person_distance(schema.k, schema.neighbouring is not Neighbouring.ADD_REMOVE)
+        rows = Sensitivity(distance, distance)  # a person's rows move every group's quantile by this much in total
+        share = 1.0 / len(self.levels)
+        return tuple(Query(level_words(a), rows, 1.0, share, not self.by, level=a) for a in self.levels)
+
+    def candidates(self, schema: Schema) -> tuple[float, ...]:
+        spec = self._check(schema)
+        assert spec.lower is not None and spec.upper is not None  # validated by Schema.validate
+        return quantile_candidates(float(spec.lower), float(spec.upper))
+
+    def measure(self, data: PreparedData, noises: Sequence[Noise]) -> list[list]:
+        """For each level, in each group, one candidate chosen by OpenDP from the group's values.
+        Groups are disjoint, and a person's rows are split among them: the privacy loss adds up
+        over the groups to that of ``person_distance`` rows in one group (the map is linear)."""
+        candidates = self.candidates(data.schema)
+        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
+        codes, groups = group_codes(self, data), len(self.groups(data.schema))
+        per_group = [values[codes == g] for g in range(groups)]
+        return [
+            [noise.select_quantile(group, candidates, level) for group in per_group]
+            for noise, level in zip(noises, self.levels)
+        ]
+
+    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        raise TypeError("quantiles have no integer answers to add noise to; they are measured by selection")
+
+    def estimate(self, noisy, noises, schema, confidence):
+        error = self.error_bound(noises, schema, None, confidence)
+        cells = []
+        for i, group in enumerate(self.groups(schema)):
+            ordered = sorted(float(per_level[i]) for per_level in noisy)  # consistent order: post-processing
+            for level, value in zip(self.levels, ordered):
+                label = f"{group} / {level_words(level)}" if self.by else level_words(level)
+                note = f"its position is within {error:,} rows of the true {level_words(level)}'s ({confidence:.0%})"
+                cells.append(Cell(label, value, float(error), note, self.error_unit))
+        return tuple(cells)
+
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+        """Ranks: the largest over the levels, so that sorting the released values keeps every
+        level within its bound (the intervals are then ordered like the levels)."""
+        count = len(self.candidates(schema))
+        return max(quantile_rank_halfwidth(noise.scale, confidence, count) for noise in noises)
+
+    def method(self, schema: Schema) -> str:
+        where = f" in each category of {self.by}" if self.by else ""
+        share = f"ε is split evenly over the {len(self.levels)} levels; " if len(self.levels) > 1 else ""
+        step = self.candidates(schema)
+        return (
+            f"Permute-and-flip selection (an exponential mechanism, OpenDP){where}: among {QUANTILE_CANDIDATES:,} evenly spaced points of the bounds "
+            f"(a step of {step[1] - step[0]:.3g}), a point is chosen with a probability that falls with the "
+            f"distance of its rank from the level's; {share}the values are released in increasing order. "
+            "The error is in ranks (rows), since its size in the column's units depends on the data."
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "levels": list(self.levels)}
+
+
+@dataclass(frozen=True)
+class BoundsSearch(Quantiles):
+    """Low and high quantiles of a column whose bounds are not known, over log-spaced candidates
+    of a wide public search range: a DP estimate of bounds that spends budget like any release.
+
+    The column's own bounds in the schema are the search range (e.g. ±1e9), not tight bounds.
+    """
+
+    levels: tuple[float, ...] = (0.01, 0.99)
+    type_name: ClassVar[str] = "bounds"
+
+    @property
+    def label(self) -> str:
+        return f"bounds search of {self.column} (levels {', '.join(f'{100 * a:.10g}%' for a in self.levels)})"
+
+    def candidates(self, schema: Schema) -> tuple[float, ...]:
+        spec = self._check(schema)
+        assert spec.lower is not None and spec.upper is not None  # validated by Schema.validate
+        return bounds_candidates(float(spec.lower), float(spec.upper))
+
+    def method(self, schema: Schema) -> str:
+        return (
+            f"Permute-and-flip selection (OpenDP) of the {', '.join(level_words(a) for a in self.levels)} among "
+            f"{len(self.candidates(schema)):,} points spaced evenly on a log scale (20 per factor of ten) over the "
+            "search range; ε is split evenly over the levels. A bounds estimate: it is charged like any release."
+        )
