@@ -18,9 +18,9 @@ import time
 
 from benchmarks.results import Result
 from workbench.core.privacy import privacy_loss
-from workbench.core.privacy.events import MechanismEvent
-from workbench.core.privacy.composition import compose
 from workbench.core.privacy.accounting import zcdp_epsilon
+from workbench.core.privacy.composition import compose
+from workbench.core.privacy.events import MechanismEvent
 from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
 DELTA = 1e-6
@@ -59,7 +59,8 @@ def timed(function, repeat: int = 3) -> tuple[float, object]:
 
 def dp_accounting_epsilon(events: list[MechanismEvent]) -> float:
     """dp-accounting's PLD of every event, composed one after another (as its PLDAccountant does)."""
-    from dp_accounting.pld import common, privacy_loss_distribution as pld
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
 
     total = None
     interval = privacy_loss.grid_interval(events)  # the grid ours is computed on

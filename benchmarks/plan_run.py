@@ -23,15 +23,15 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.results import Result
-from workbench.core.privacy import opendp_api as dp
 from workbench.core.data.io import load_table
-from workbench.core.release.ledger import Ledger
+from workbench.core.data.schema import CategoricalColumn, NumericColumn, OutsideCategories
+from workbench.core.privacy import opendp_api as dp
 from workbench.core.privacy.mechanisms import MechanismKind, Noise, quantile_candidates
+from workbench.core.release.ledger import Ledger
 from workbench.core.release.plan import ReleasePlan
 from workbench.core.release.run import release
-from workbench.core.data.schema import CategoricalColumn, NumericColumn, OutsideCategories
-from workbench.core.statistics.grid import GRID_BITS
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
+from workbench.core.statistics.grid import GRID_BITS
 from workbench.core.statistics.moments import Mean, Sum
 from workbench.core.statistics.quantiles import Quantiles
 

@@ -29,7 +29,8 @@ def measure(moves: int = MOVES) -> dict[str, float]:
     os.environ.setdefault("DP_WORKBENCH_LEDGER", str(Path(tempfile.mkdtemp()) / "ledger.sqlite"))
     from PySide6.QtWidgets import QApplication
 
-    from benchmarks.data import FULL_ROWS, plan as benchmark_plan
+    from benchmarks.data import FULL_ROWS
+    from benchmarks.data import plan as benchmark_plan
     from workbench.gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])

@@ -35,16 +35,22 @@ import opendp.prelude as dp
 import pandas as pd
 
 from workbench.core.data.io import Table
-from workbench.core.privacy.mechanisms import MechanismKind
-from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.data.prepare import prepare
 from workbench.core.data.schema import (
-    CategoricalColumn, MissingAction, MissingPolicy, Neighbouring, NumericColumn, PrivacyUnit, Schema,
+    CategoricalColumn,
+    MissingAction,
+    MissingPolicy,
+    Neighbouring,
+    NumericColumn,
+    PrivacyUnit,
+    Schema,
 )
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, PlannedStatistic
+from workbench.core.statistics.base import Statistic
 from workbench.core.statistics.counts import Count, Histogram
 from workbench.core.statistics.moments import Mean, Sum, Variance
 from workbench.core.statistics.quantiles import Quantiles
-from workbench.core.statistics.base import Statistic
 
 dp.enable_features("contrib")
 

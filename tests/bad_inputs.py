@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from workbench.core.data.proposals import ColumnKind, propose_kinds
 from workbench.core.data.io import Table
+from workbench.core.data.proposals import ColumnKind, propose_kinds
 from workbench.core.release.ledger import Ledger
 
 TESTS = Path(__file__).resolve().parent

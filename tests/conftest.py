@@ -33,8 +33,8 @@ def private_ledger(tmp_path, monkeypatch) -> Path:
 @pytest.fixture(scope="session")
 def _ledger_with_a_release(tmp_path_factory) -> Path:
     """A ledger in which the sample dataset has one release: what a failed input must leave as it was."""
-    from workbench.core.privacy.events import Guarantee
     from workbench.core.data.io import load_table
+    from workbench.core.privacy.events import Guarantee
     from workbench.core.release.ledger import Ledger
     from workbench.core.release.plan import ReleasePlan
     from workbench.core.release.run import release

@@ -21,8 +21,8 @@ from benchmarks import data, plan_run  # noqa: E402
 from benchmarks.results import Result, table  # noqa: E402
 from workbench.core.data.io import load_table  # noqa: E402
 from workbench.core.data.prepare import prepare  # noqa: E402
-from workbench.core.statistics.quantiles import Quantiles  # noqa: E402
 from workbench.core.statistics.base import group_codes  # noqa: E402
+from workbench.core.statistics.quantiles import Quantiles  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-
 from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, ledger_state, meddle_while_reading
+
 from workbench.cli import main
 
 

@@ -1,8 +1,8 @@
 """The command line end to end on the sample data, user errors, and what it must not print."""
 
 import csv
-import re
 import json
+import re
 import subprocess
 import sys
 
@@ -270,9 +270,9 @@ def test_the_console_table_fits_100_columns_with_notes_under_it(tmp_path, capsys
 
 def test_a_zcdp_or_pld_total_is_not_read_as_all_of_delta_spent():
     from workbench.core.privacy.accounting import BASIC, ZCDP
-    from workbench.core.privacy.privacy_loss import PLD
-    from workbench.core.privacy.events import Guarantee
     from workbench.core.privacy.composition import spent_in_words
+    from workbench.core.privacy.events import Guarantee
+    from workbench.core.privacy.privacy_loss import PLD
 
     budget = Guarantee(3.0, 1e-6, "total budget")
     for method in (ZCDP, PLD):

@@ -2,9 +2,9 @@
 
 import csv
 import json
+import sqlite3
 
 import pytest
-import sqlite3
 
 from workbench.cli import main
 from workbench.core.release.ledger import Ledger

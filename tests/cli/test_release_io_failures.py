@@ -11,7 +11,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from bad_inputs import SAMPLE, SAMPLE_PLAN, ledger_state
 
 # Runs the command line with a cap on the size of any file it writes: past it a write fails with EFBIG,

@@ -9,10 +9,10 @@ from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
 from workbench.core.privacy import privacy_loss
 from workbench.core.privacy.accounting import BASIC, ZCDP, zcdp_epsilon
-from workbench.core.privacy.privacy_loss import PLD
-from workbench.core.privacy.events import MechanismEvent
 from workbench.core.privacy.composition import compose
+from workbench.core.privacy.events import MechanismEvent
 from workbench.core.privacy.mechanisms import MechanismKind, calibrate
+from workbench.core.privacy.privacy_loss import PLD
 
 
 def laplace(epsilon: float, sensitivity: int = 1, unit: float = 1.0, scalar: bool = True) -> MechanismEvent:
@@ -191,9 +191,9 @@ def test_amplification_by_sampling_matches_the_formula_and_is_refused_under_subs
     import json
     import math
 
+    from workbench.core.errors import PlanError
     from workbench.core.privacy.events import Guarantee
     from workbench.core.privacy.sampling import amplified_by_sampling
-    from workbench.core.errors import PlanError
     from workbench.core.release.plan import ReleasePlan
 
     amplified = amplified_by_sampling(Guarantee(1.0, 1e-6, "basic"), 0.01)

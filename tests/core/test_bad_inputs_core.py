@@ -4,11 +4,11 @@ problem, and nothing is charged to the ledger for a refused input. (See tests/ba
 import re
 
 import pytest
-
 from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, SAMPLE_PLAN, Case, ledger_state, meddle_while_reading
-from workbench.core.privacy.events import Guarantee
-from workbench.core.errors import WorkbenchError
+
 from workbench.core.data.io import load_table
+from workbench.core.errors import WorkbenchError
+from workbench.core.privacy.events import Guarantee
 from workbench.core.release.ledger import Ledger
 from workbench.core.release.plan import ReleasePlan
 from workbench.core.release.run import release

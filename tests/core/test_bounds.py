@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.core.privacy.events import Guarantee
-from workbench.core.release.bounds import estimate_bounds, round_outwards, with_bounds
-from workbench.core.errors import SchemaError
 from workbench.core.data.io import Table
-from workbench.core.release.ledger import Ledger
-from workbench.core.privacy.mechanisms import bounds_candidates
-from workbench.core.release.plan import Budget, DatasetDescription, ReleasePlan
 from workbench.core.data.schema import CategoricalColumn, NumericColumn, PrivacyUnit, Schema
+from workbench.core.errors import SchemaError
+from workbench.core.privacy.events import Guarantee
+from workbench.core.privacy.mechanisms import bounds_candidates
+from workbench.core.release.bounds import estimate_bounds, round_outwards, with_bounds
+from workbench.core.release.ledger import Ledger
+from workbench.core.release.plan import Budget, DatasetDescription, ReleasePlan
 
 rng = np.random.default_rng(5)  # synthetic data only
 INCOME = np.round(rng.lognormal(10, 0.8, 5000), 2)

@@ -4,9 +4,9 @@ import pandas as pd
 import pyreadstat
 import pytest
 
-from workbench.core.errors import DataFileError
-from workbench.core.data.proposals import ColumnKind, propose_kinds
 from workbench.core.data.io import load_table
+from workbench.core.data.proposals import ColumnKind, propose_kinds
+from workbench.core.errors import DataFileError
 
 FRAME = pd.DataFrame({"person_id": [1, 2, 3], "age": [34, 51, 27], "town": ["Köln", "Zürich", "Åre"]})
 

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from workbench.core.privacy.events import Guarantee, MechanismEvent
 from workbench.core.errors import BudgetError
+from workbench.core.privacy.events import Guarantee, MechanismEvent
 from workbench.core.release.ledger import Ledger, LedgerError
 
 

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from workbench.core.privacy.events import Guarantee
-from workbench.core.report.export import write_results
 from workbench.core.data.io import load_table
-from workbench.core.release.ledger import Ledger
+from workbench.core.data.schema import NumericColumn, Schema
+from workbench.core.privacy.events import Guarantee
 from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.ledger import Ledger
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
 from workbench.core.release.run import release
-from workbench.core.data.schema import NumericColumn, Schema
+from workbench.core.report.export import write_results
 from workbench.core.statistics.counts import Count
 from workbench.core.statistics.moments import Mean
 

@@ -5,8 +5,8 @@ import math
 import opendp.prelude as dp
 import pytest
 
-from workbench.core.privacy.accuracy import discrete_laplace_halfwidth, discrete_laplace_tail
 from workbench.core.errors import BudgetError
+from workbench.core.privacy.accuracy import discrete_laplace_halfwidth, discrete_laplace_tail
 from workbench.core.privacy.mechanisms import MechanismKind, _approx_dp, calibrate
 
 
@@ -76,7 +76,8 @@ def test_every_coverage_the_bounds_search_accepts_calibrates():
 
 @pytest.mark.timeout(120)
 def test_quantile_calibration_ends_for_random_levels():
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     from workbench.core.privacy.mechanisms import _quantile_measurement, calibrate_quantile
 

@@ -10,14 +10,13 @@ import json
 import os
 
 import pytest
+from bad_inputs import SAMPLE_PLAN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from workbench.core.data.schema import Schema
 from workbench.core.errors import WorkbenchError
 from workbench.core.release.plan import ReleasePlan
-from workbench.core.data.schema import Schema
-
-from bad_inputs import SAMPLE_PLAN
 
 SAMPLE = json.loads(SAMPLE_PLAN.read_text(encoding="utf-8"))
 # FUZZ_EXAMPLES=5000 searches harder (about two minutes); the default keeps the suite quick.

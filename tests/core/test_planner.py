@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from workbench.core.privacy.accuracy import discrete_laplace_tail
+from workbench.core.data.schema import IdentifierColumn, NumericColumn, PrivacyUnit, Schema
 from workbench.core.errors import PlanError
+from workbench.core.privacy.accuracy import discrete_laplace_tail
 from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
 from workbench.core.release.planner import allocate, budget_plan, epsilon_for_error, expected_error
-from workbench.core.data.schema import IdentifierColumn, NumericColumn, PrivacyUnit, Schema
 from workbench.core.statistics.counts import Count
 from workbench.core.statistics.moments import Mean
 

@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
+from workbench.core.data.schema import CategoricalColumn, NumericColumn, PrivacyUnit, Schema
 from workbench.core.errors import PlanError
 from workbench.core.release.ledger import Ledger
 from workbench.core.release.plan import ReleasePlan
 from workbench.core.release.postprocess import PostProcessing
 from workbench.core.release.run import release
-from workbench.core.data.schema import CategoricalColumn, NumericColumn, PrivacyUnit, Schema
 from workbench.core.statistics.base import Cell
 from workbench.core.statistics.counts import Count, Histogram
 from workbench.core.statistics.moments import Mean, Sum
@@ -59,8 +59,8 @@ def test_rounding_quantiles_is_refused(sample_plan_path):
 
 
 def test_a_release_applies_and_records_the_chosen_post_processing(sample_path, sample_plan_path, tmp_path):
-    from workbench.core.privacy.events import Guarantee
     from workbench.core.data.io import load_table
+    from workbench.core.privacy.events import Guarantee
 
     data = json.loads(sample_plan_path.read_text())
     data["statistics"] = [
@@ -83,8 +83,8 @@ def keeping_every_region(plan: dict) -> dict:
 
 
 def test_a_histogram_made_consistent_sums_to_the_released_count_and_its_bound_holds(sample_path, sample_plan_path, tmp_path):
-    from workbench.core.privacy.events import Guarantee
     from workbench.core.data.io import load_table
+    from workbench.core.privacy.events import Guarantee
 
     data = keeping_every_region(json.loads(sample_plan_path.read_text()))
     data["statistics"] = [

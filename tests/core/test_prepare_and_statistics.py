@@ -6,17 +6,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.core.errors import SchemaError, WorkbenchError
-from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.data.io import Table
 from workbench.core.data.prepare import prepare
 from workbench.core.data.schema import (
-    OTHER_BIN, CategoricalColumn, IdentifierColumn, MissingAction, MissingPolicy, Neighbouring,
-    NumericColumn, OutsideCategories, PrivacyUnit, Schema,
+    OTHER_BIN,
+    CategoricalColumn,
+    IdentifierColumn,
+    MissingAction,
+    MissingPolicy,
+    Neighbouring,
+    NumericColumn,
+    OutsideCategories,
+    PrivacyUnit,
+    Schema,
 )
+from workbench.core.errors import SchemaError, WorkbenchError
+from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.statistics.counts import Count, Histogram
-from workbench.core.statistics.moments import Mean, Sum
 from workbench.core.statistics.grid import SumGrid, exact_sum
+from workbench.core.statistics.moments import Mean, Sum
 
 
 def table(**columns) -> Table:

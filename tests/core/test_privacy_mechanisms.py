@@ -9,15 +9,21 @@ The same check is shown to catch broken mechanisms (too little noise).
 import numpy as np
 import pandas as pd
 import pytest
-
 from privacy_check import empirical_epsilon, epsilon_from_events
+
 from workbench.core.data.io import Table
-from workbench.core.privacy.mechanisms import MechanismKind, Noise, calibrate
-from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.data.prepare import prepare
 from workbench.core.data.schema import (
-    CategoricalColumn, IdentifierColumn, Neighbouring, NumericColumn, OutsideCategories, PrivacyUnit, Schema,
+    CategoricalColumn,
+    IdentifierColumn,
+    Neighbouring,
+    NumericColumn,
+    OutsideCategories,
+    PrivacyUnit,
+    Schema,
 )
+from workbench.core.privacy.mechanisms import MechanismKind, Noise, calibrate
+from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.statistics.counts import Histogram
 from workbench.core.statistics.moments import Mean, Sum
 from workbench.core.statistics.quantiles import Quantiles

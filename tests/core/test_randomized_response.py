@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
 from privacy_check import epsilon_from_events
+
 from workbench.core.errors import PlanError
 from workbench.core.privacy.randomized_response import ResponseDesign, design_table, estimate_shares
 

@@ -3,29 +3,35 @@ no default output holds a negative count or a mean outside its bounds; the raw n
 results.json; a cell whose error bar is wider than its range says it is not reliable."""
 
 import json
-from dataclasses import replace
 import math
+from dataclasses import replace
 
 import pandas as pd
 import pytest
-
 from realistic_tables import REGIONS, VARIABLE_LABELS, WAGE_BOUNDS, labour_force, write_labelled
+
 from workbench.cli import main
-from workbench.core.privacy.events import Guarantee
 from workbench.core.data.io import load_table
-from workbench.core.release.ledger import Ledger
+from workbench.core.data.schema import (
+    OTHER_BIN,
+    CategoricalColumn,
+    IdentifierColumn,
+    IgnoredColumn,
+    NumericColumn,
+    OutsideCategories,
+    Schema,
+)
+from workbench.core.privacy.events import Guarantee
 from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.ledger import Ledger
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
 from workbench.core.release.planner import expected_error
 from workbench.core.release.run import release
-from workbench.core.report.model import build_report
+from workbench.core.release.template import plan_template
 from workbench.core.report.html import render_html
-from workbench.core.data.schema import (
-    OTHER_BIN, CategoricalColumn, IdentifierColumn, IgnoredColumn, NumericColumn, OutsideCategories, Schema,
-)
+from workbench.core.report.model import build_report
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.moments import Mean, StandardDeviation
-from workbench.core.release.template import plan_template
 
 SMALL_EPSILON = 0.05  # small enough that noise often pushes a count below 0 or a group's mean out of range
 

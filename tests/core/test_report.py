@@ -9,11 +9,11 @@ format, and none of the planted values, nor the data file's hash, appears in any
 from __future__ import annotations
 
 import hashlib
-from html import unescape
 import json
 import re
 import shutil
 import subprocess
+from html import unescape
 from importlib import resources
 from pathlib import Path
 

@@ -6,7 +6,12 @@ import pytest
 
 from workbench.core.privacy.events import MechanismEvent
 from workbench.core.privacy.risk import (
-    group_guarantee, guess_bound, posterior_bound, privacy_profile, reading, test_power_bound,
+    group_guarantee,
+    guess_bound,
+    posterior_bound,
+    privacy_profile,
+    reading,
+    test_power_bound,
 )
 
 

@@ -9,12 +9,18 @@ import math
 
 import pytest
 
+from workbench.core.data.schema import (
+    CategoricalColumn,
+    IdentifierColumn,
+    MissingAction,
+    MissingPolicy,
+    Neighbouring,
+    NumericColumn,
+    PrivacyUnit,
+    Schema,
+)
 from workbench.core.privacy import sensitivity
 from workbench.core.privacy.mechanisms import MechanismKind
-from workbench.core.data.schema import (
-    CategoricalColumn, IdentifierColumn, MissingAction, MissingPolicy, Neighbouring, NumericColumn,
-    PrivacyUnit, Schema,
-)
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
 from workbench.core.statistics.quantiles import Quantiles

@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pyreadstat
 import pytest
-
 from realistic_tables import REGIONS, labour_force
+
 from workbench.cli import main
+from workbench.core.data.fingerprint import content_digest
 from workbench.core.data.io import load_table
 from workbench.core.release.ledger import Ledger
-from workbench.core.data.fingerprint import content_digest
 
 
 def survey() -> pd.DataFrame:

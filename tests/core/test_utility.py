@@ -18,17 +18,24 @@ import pandas as pd
 import pytest
 
 from workbench.core.data.io import Table
-from workbench.core.privacy.mechanisms import MechanismKind, calibrate_quantile, quantile_rank_halfwidth
-from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.data.prepare import prepare
 from workbench.core.data.schema import (
-    CategoricalColumn, IdentifierColumn, MissingAction, MissingPolicy, Neighbouring, NumericColumn,
-    OutsideCategories, PrivacyUnit, Schema,
+    CategoricalColumn,
+    IdentifierColumn,
+    MissingAction,
+    MissingPolicy,
+    Neighbouring,
+    NumericColumn,
+    OutsideCategories,
+    PrivacyUnit,
+    Schema,
 )
+from workbench.core.privacy.mechanisms import MechanismKind, calibrate_quantile, quantile_rank_halfwidth
+from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
+from workbench.core.statistics.grid import SumGrid
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
 from workbench.core.statistics.quantiles import Quantiles
-from workbench.core.statistics.grid import SumGrid
 
 REPEATS = 4000
 pytestmark = pytest.mark.statistical

@@ -5,7 +5,6 @@ refused release charges nothing. (See tests/bad_inputs.py.)"""
 import re
 
 import pytest
-
 from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, ledger_state, meddle_while_reading
 from gui_helpers import load
 

@@ -4,14 +4,15 @@ import json
 
 import numpy as np
 import pytest
+from gui_helpers import load
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from gui_helpers import load
+from workbench.core.data.schema import NumericColumn
 from workbench.core.release.ledger import Ledger
 from workbench.core.release.postprocess import PostProcessing
-from workbench.core.data.schema import NumericColumn
-from workbench.gui.formatting import readable
+from workbench.core.report import released_error
+from workbench.core.report.model import build_report
 
 
 def test_loading_runs_off_the_gui_thread_and_shows_rows_and_proposals(qtbot, window, sample_path):
@@ -131,12 +132,12 @@ def test_the_noise_plot_says_when_it_shows_the_sum_behind_a_mean(qtbot, window, 
     page.table.selectRow(row)
     title = page.plot_title.text()
     assert "Noise of" not in title and "centred sum" in title and f"<b>{labels[row]}</b>" in title
-    assert f"own error is ± {readable(page.errors[row])}, as in the table" in title
+    assert f"own error is ± {released_error(page.errors[row])}, as in the table" in title
     assert page.plot.getAxis("bottom").labelText == "noise added to the sum (in the column's units)"
     assert page.plot.getAxis("left").labelText == "probability density"
     x, density = page.curve.getData()  # a density over the column's units: the curve spans ±1.6 × the 95% half-width
     assert 0.97 < float(np.sum(density[:-1] * np.diff(x))) <= 1.0
-    assert page.table.item(row, 4).text() == f"± {readable(page.errors[row])}"
+    assert page.table.item(row, 4).text() == f"± {released_error(page.errors[row])}"
 
 
 def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, sample_path, sample_plan_path, private_ledger, tmp_path):
@@ -150,6 +151,9 @@ def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, samp
     page.confirm_and_release()
     qtbot.waitUntil(lambda: page.result is not None, timeout=60_000)
     assert page.results.rowCount() == sum(len(s.cells) for s in page.result.statistics)
+    report_rows = [row for section in build_report(page.result).statistics for row in section.rows]
+    shown = [(page.results.item(i, 2).text(), page.results.item(i, 3).text()) for i in range(len(report_rows))]
+    assert shown == [(row.value, row.error) for row in report_rows]  # one formatter for the app and the report
     assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
     page.paper.setCurrentText("Letter")
     page.start_export(tmp_path / "out")  # in the background, as the button does
@@ -432,6 +436,7 @@ def test_a_large_file_shows_progress_and_cancelling_stops_the_reading(qtbot, win
 
 def test_a_workbook_with_several_sheets_asks_which_one(qtbot, window, monkeypatch, tmp_path):
     import pandas as pd
+
     from workbench.gui import main_window
 
     book = tmp_path / "book.xlsx"
@@ -451,6 +456,7 @@ def test_a_codebook_spelling_is_warned_about_before_the_release_is_confirmed(qtb
     from dataclasses import replace
 
     from realistic_tables import CODEBOOK_REGIONS, labour_force
+
     from workbench.core.data.schema import CategoricalColumn
 
     path = tmp_path / "labour.csv"

@@ -1,8 +1,7 @@
 """The app on realistic tables (issue 19): what a statistician's own file shows in the steps."""
 
-from PySide6.QtCore import Qt
-
 from gui_helpers import load
+from PySide6.QtCore import Qt
 from realistic_tables import ETHNICITIES, REGIONS, STATES, VARIABLE_LABELS, labour_force, write_labelled
 
 
@@ -38,9 +37,9 @@ def test_no_step_widens_the_window_on_a_screen_of_1366_by_768(qtbot, window, tmp
     never asks for more than the screen has."""
     from dataclasses import replace
 
+    from workbench.core.data.schema import CategoricalColumn, NumericColumn
     from workbench.core.privacy.mechanisms import MechanismKind
     from workbench.core.release.plan import Budget, PlannedStatistic
-    from workbench.core.data.schema import CategoricalColumn, NumericColumn
     from workbench.core.statistics.counts import CrossTab
     from workbench.core.statistics.moments import Mean
 

@@ -17,10 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
 from workbench.core.errors import WorkbenchError
-from workbench.core.release import DatasetRecord, Ledger, default_ledger_path, release_events
-from workbench.core.release import ReleasePlan
+from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
+from workbench.core.release import DatasetRecord, Ledger, ReleasePlan, default_ledger_path, release_events
 
 TIPS = {
     "epsilon": "ε (epsilon) bounds how much any one person's data can change what is published: "

@@ -8,9 +8,7 @@ warning that says what it discloses. Bad input is marked at the field.
 from __future__ import annotations
 
 import html
-
 from dataclasses import replace
-
 from typing import Callable
 
 from PySide6.QtCore import Signal
@@ -33,17 +31,30 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.data import (
-    OTHER_BIN, CategoricalColumn, ColumnSpec, IdentifierColumn, IgnoredColumn, MissingAction, MissingPolicy,
-    NumericColumn, OutsideCategories,
+    OTHER_BIN,
+    CategoricalColumn,
+    ColumnSpec,
+    IdentifierColumn,
+    IgnoredColumn,
+    MissingAction,
+    MissingPolicy,
+    NumericColumn,
+    OutsideCategories,
 )
-from workbench.core.privacy import Guarantee
-from workbench.core.release import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 from workbench.core.errors import WorkbenchError
-from workbench.core.release import Ledger, default_ledger_path
-from workbench.core.release import categorical_column
+from workbench.core.privacy import Guarantee
+from workbench.core.release import (
+    SEARCH_RANGE,
+    BoundsEstimate,
+    Ledger,
+    categorical_column,
+    default_ledger_path,
+    estimate_bounds,
+    with_bounds,
+)
 from workbench.gui.document import PlanDocument
-from workbench.gui.workers import Task
 from workbench.gui.formatting import parse_number
+from workbench.gui.workers import Task
 
 KINDS = {
     "numeric": "A number with public bounds (e.g. age 0 to 120)",

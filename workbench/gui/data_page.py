@@ -3,14 +3,23 @@ kind and the number of missing values. Loading itself happens in the main window
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView, QLabel, QProgressBar, QPushButton, QHBoxLayout, QSplitter, QTableView, QVBoxLayout, QWidget
-
 from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from workbench.core.data import ColumnProposal, Table, propose_kinds
 from workbench.gui.table_model import PREVIEW_ROWS, ColumnProposalModel, FramePreviewModel
-
 
 RESIZED_COLUMNS = 60  # preview columns sized to their contents; sizing thousands would freeze the window
 

@@ -12,14 +12,10 @@ from typing import Sequence
 
 from PySide6.QtCore import QObject, Signal
 
+from workbench.core.data import ColumnProposal, Schema, Table, check_columns_exist, propose_kinds
 from workbench.core.errors import WorkbenchError
-from workbench.core.data import ColumnProposal, Table, propose_kinds
 from workbench.core.privacy import MechanismKind
-from workbench.core.release import Budget, DatasetDescription, ReleasePlan
-from workbench.core.release import budget_plan
-from workbench.core.data import check_columns_exist
-from workbench.core.data import Schema
-from workbench.core.release import NEUTRAL_NAME, describe_columns
+from workbench.core.release import NEUTRAL_NAME, Budget, DatasetDescription, ReleasePlan, budget_plan, describe_columns
 
 
 def empty_plan(name: str = NEUTRAL_NAME) -> ReleasePlan:

@@ -1,11 +1,7 @@
-"""How numbers are shown to people, and read back from what they type."""
+"""Numbers read back from what people type (released numbers are written by
+``workbench.core.report.released_number``, as in the report and on the command line)."""
 
 import math
-
-
-def readable(value: float) -> str:
-    """Large numbers in full with thousands separators; small ones to four significant digits."""
-    return f"{value:,.0f}" if abs(value) >= 10_000 else f"{value:,.4g}"
 
 
 def parse_number(text: str) -> float | None:

@@ -13,8 +13,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget
 
 from workbench import __version__
-from workbench.core.errors import WorkbenchError
 from workbench.core.data import SUPPORTED, SheetNeeded, Table, load_table
+from workbench.core.errors import WorkbenchError
 from workbench.gui.columns_page import ColumnsPage
 from workbench.gui.data_page import DataPage, LoadedTable
 from workbench.gui.document import PlanDocument

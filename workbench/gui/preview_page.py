@@ -32,17 +32,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy import compose
-from workbench.core.privacy import noise_probability
-from workbench.core.errors import WorkbenchError
-from workbench.core.privacy import SAMPLING_CONDITIONS
-from workbench.core.release import Budget, suggested_delta
-from workbench.core.release import PRIVACY_TRADE_OFF, error_basis, expected_error, relative_reference, with_privacy
-from workbench.core.privacy import reading
 from workbench.core.data import Neighbouring
+from workbench.core.errors import WorkbenchError
+from workbench.core.privacy import SAMPLING_CONDITIONS, compose, noise_probability, reading
+from workbench.core.release import (
+    PRIVACY_TRADE_OFF,
+    Budget,
+    error_basis,
+    expected_error,
+    relative_reference,
+    suggested_delta,
+    with_privacy,
+)
+from workbench.core.report import released_error
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
-from workbench.gui.formatting import parse_number, readable
+from workbench.gui.formatting import parse_number
 
 LOG_MIN, LOG_MAX, STEPS = -2.0, 1.0, 600  # the slider spans ε = 0.01 to 10 on a log scale
 PURE, APPROXIMATE = "pure ε-DP (δ = 0, Laplace noise)", "(ε, δ)-DP (Gaussian noise where possible)"
@@ -334,8 +339,8 @@ class PreviewPage(QWidget):
             error = None
             try:
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
-                unit = f" {shown.statistic.error_unit}" if shown.statistic.error_unit else ""
-                error_text = f"± {readable(error)}{unit}" if math.isfinite(error) else "needs a size estimate"
+                error_text = (f"± {released_error(error, shown.statistic.error_unit)}" if math.isfinite(error)
+                              else "needs a size estimate")
                 basis = error_basis(shown, plan.schema, size)
                 if shown.statistic.by and basis and math.isfinite(error):
                     error_text += f" ({basis})"
@@ -484,22 +489,22 @@ class PreviewPage(QWidget):
             self.plot_title.setText(
                 f"<b>{planned.statistic.label}</b> (exponential mechanism, ε = {noise.epsilon:.3g} per level): how "
                 "likely a point is to be taken, by how many rows its rank is from the level's. Whatever the data, "
-                f"the released value's rank is within the red lines (± {readable(halfwidth)} rows) 95% of the time."
+                f"the released value's rank is within the red lines (± {released_error(halfwidth)} rows) 95% of the time."
             )
             return
         mechanism = f"{noise.kind.value}, ε = {noise.epsilon:.3g}{f', δ = {noise.delta:.2g}' if noise.delta else ''}"
         if not derived:
             self.plot_title.setText(
                 f"Noise of <b>{planned.statistic.label}</b> ({mechanism}): 95% of draws fall between the red lines "
-                f"(± {readable(halfwidth * unit)})."
+                f"(± {released_error(halfwidth * unit)})."
             )
             return
         error = self.errors[row] if row < len(self.errors) else None
-        own = f"± {readable(error)}, as in the table" if error is not None and math.isfinite(error) else "in the table"
+        own = f"± {released_error(error)}, as in the table" if error is not None and math.isfinite(error) else "in the table"
         self.plot_title.setText(
             f"Noise added to the <b>{queries[0].name}</b>, one of the measurements <b>{planned.statistic.label}</b> is "
             f"computed from ({', '.join(query.name for query in queries)}; {mechanism}): 95% of draws fall between "
-            f"the red lines (± {readable(halfwidth * unit)}, in the units of the sum). The statistic's own error is "
+            f"the red lines (± {released_error(halfwidth * unit)}, in the units of the sum). The statistic's own error is "
             f"{own}."
         )
 

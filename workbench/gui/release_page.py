@@ -24,15 +24,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy import Guarantee
-from workbench.core.release import CategoryWarning, check_categories
 from workbench.core.errors import WorkbenchError
-from workbench.core.report import write_report
-from workbench.core.release import Ledger, default_ledger_path
-from workbench.core.release import Release, release
-from workbench.core.release import CHOSEN_AFTER_LOOKING_WORDS, NEUTRAL_NAME
+from workbench.core.privacy import Guarantee
+from workbench.core.release import (
+    CHOSEN_AFTER_LOOKING_WORDS,
+    NEUTRAL_NAME,
+    CategoryWarning,
+    Ledger,
+    Release,
+    check_categories,
+    default_ledger_path,
+    release,
+)
+from workbench.core.report import released_error, released_number, write_report
 from workbench.gui.document import PlanDocument
-from workbench.gui.formatting import readable
 from workbench.gui.workers import Task
 
 HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "ε", "δ", "Mechanism", "Note"]
@@ -230,8 +235,9 @@ class ReleasePage(QWidget):
         for row, (statistic, cell) in enumerate(rows):
             texts = [
                 statistic.label, cell.label,
-                "" if cell.value is None else readable(cell.value) if cell.reliable else "not reliable",
-                "" if cell.error is None else f"± {readable(cell.error)}" + (f" {cell.error_unit}" if cell.error_unit else ""),
+                "" if cell.value is None else
+                released_number(cell.value, None if cell.error_unit else cell.error) if cell.reliable else "not reliable",
+                "" if cell.error is None else f"± {released_error(cell.error, cell.error_unit)}",
                 f"{statistic.epsilon:.3g}", f"{statistic.delta:.2g}", statistic.mechanism, cell.note,
             ]
             for column, text in enumerate(texts):

@@ -18,11 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.privacy import MechanismKind
-from workbench.core.release import Budget, PlannedStatistic
-from workbench.core.release import PostProcessing
 from workbench.core.data import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
+from workbench.core.privacy import MechanismKind
+from workbench.core.release import Budget, PlannedStatistic, PostProcessing
 from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Histogram, Quantiles, Statistic
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number

@@ -13,13 +13,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
 os.environ["DP_WORKBENCH_LEDGER"] = str(Path(tempfile.mkdtemp()) / "ledger.sqlite")
 from realistic_tables import ETHNICITIES, STATES, labour_force, write_labelled
+
 from workbench.core.data.io import load_table
-from workbench.core.release.template import plan_template
 from workbench.core.data.schema import IdentifierColumn
-from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, PlannedStatistic
+from workbench.core.release.template import plan_template
 from workbench.core.statistics.counts import Count, CrossTab
 from workbench.core.statistics.moments import Mean
+
 out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
 data = write_labelled(labour_force(3000), Path(tempfile.mkdtemp()) / "labour_force.sav")
 table = load_table(data)
@@ -42,10 +44,13 @@ plan = replace(plan, schema=schema, statistics=stats, total=Budget(2.0),
                dataset=replace(plan.dataset, size_estimate=3000))
 plan_path = data.with_suffix(".plan.json"); plan.save(plan_path)
 
-from PySide6.QtWidgets import QApplication
 from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
 app = QApplication([])
 from workbench.gui.main_window import MainWindow
+
+
 def settle(ms=300):
     loop = QEventLoop(); QTimer.singleShot(ms, loop.quit); loop.exec(); app.processEvents()
 w = MainWindow(); w.resize(1366, 768); w.show(); settle()

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from workbench.core.errors import SchemaError
 from workbench.core.data.io import Table
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
+from workbench.core.errors import SchemaError
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,10 +16,10 @@ from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from workbench.core.privacy import opendp_api as dp
 
-from workbench.core.privacy.accuracy import discrete_gaussian_halfwidth, discrete_laplace_halfwidth
 from workbench.core.errors import BudgetError
+from workbench.core.privacy import opendp_api as dp
+from workbench.core.privacy.accuracy import discrete_gaussian_halfwidth, discrete_laplace_halfwidth
 
 dp.enable_features("contrib")
 

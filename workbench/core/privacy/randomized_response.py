@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Iterable, Sequence
 
-from workbench.core.privacy import opendp_api as dp
-
 from workbench.core.errors import PlanError
+from workbench.core.privacy import opendp_api as dp
 from workbench.core.privacy.mechanisms import check_epsilon
 
 dp.enable_features("contrib")

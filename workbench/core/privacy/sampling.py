@@ -7,7 +7,6 @@ import math
 
 from workbench.core.privacy.events import Guarantee
 
-
 SAMPLING_CONDITIONS = (
     "The file must be a sample in which every person of the population was included independently with "
     "the stated probability (Poisson sampling), drawn before and apart from this analysis, and who was "

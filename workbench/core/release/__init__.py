@@ -1,21 +1,30 @@
 """A plan run on a table: the plan file, the planner, post-processing, the ledger, the release.
 May import ``data``, ``privacy`` and ``statistics``; charges the ledger before a value is shown."""
 
-from workbench.core.release.postprocess import PostProcessing
+from workbench.core.release.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
+from workbench.core.release.category_check import CategoryWarning, check_categories
+from workbench.core.release.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan, suggested_delta
 from workbench.core.release.planner import (
-    PRIVACY_TRADE_OFF, budget_plan, error_basis, expected_error, relative_reference, size_for_error,
+    PRIVACY_TRADE_OFF,
+    budget_plan,
+    error_basis,
+    expected_error,
+    relative_reference,
+    size_for_error,
     with_privacy,
 )
+from workbench.core.release.postprocess import PostProcessing
+from workbench.core.release.run import Release, ReleasedStatistic, release
 from workbench.core.release.template import (
-    CHOSEN_AFTER_LOOKING_WORDS, NEUTRAL_NAME, PROPOSAL_WORDS, categorical_column, describe_columns,
+    CHOSEN_AFTER_LOOKING_WORDS,
+    NEUTRAL_NAME,
+    PROPOSAL_WORDS,
+    categorical_column,
+    describe_columns,
     plan_template,
 )
-from workbench.core.release.category_check import CategoryWarning, check_categories
 from workbench.core.release.versions import PrintVersion, software_in_words
-from workbench.core.release.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
-from workbench.core.release.run import Release, ReleasedStatistic, release
-from workbench.core.release.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 
 __all__ = [
     "BoundsEstimate", "Budget", "budget_plan", "categorical_column", "CategoryWarning", "check_categories",

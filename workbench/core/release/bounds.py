@@ -14,14 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from workbench.core.privacy import Guarantee
+from workbench.core.data import IdentifierColumn, MissingAction, MissingPolicy, NumericColumn, Schema, Table
 from workbench.core.errors import SchemaError
-from workbench.core.data import Table
+from workbench.core.privacy import Guarantee, MechanismKind
 from workbench.core.release.ledger import Ledger
-from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
 from workbench.core.release.run import Release, release
-from workbench.core.data import IdentifierColumn, MissingAction, MissingPolicy, NumericColumn, Schema
 from workbench.core.statistics import BoundsSearch
 
 SEARCH_RANGE = (-1e9, 1e9)

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core.data import Table
+from workbench.core.data import CategoricalColumn, Table, category_texts
 from workbench.core.release.plan import ReleasePlan
-from workbench.core.data import category_texts
-from workbench.core.data import CategoricalColumn
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
-from workbench.core.errors import BudgetError, WorkbenchError
 from workbench.core.data import content_digest
+from workbench.core.errors import BudgetError, WorkbenchError
+from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
 
 if TYPE_CHECKING:
     import pandas as pd

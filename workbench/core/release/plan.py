@@ -14,11 +14,21 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from workbench.core.privacy import Guarantee, MechanismEvent, compose, overspend
-from workbench.core.errors import BudgetError, PlanError, WorkbenchError
-from workbench.core.privacy import MechanismKind, Noise, calibrate, calibrate_quantile, check_delta, check_epsilon
-from workbench.core.release.postprocess import PostProcessing
 from workbench.core.data import Neighbouring, Schema
+from workbench.core.errors import BudgetError, PlanError, WorkbenchError
+from workbench.core.privacy import (
+    Guarantee,
+    MechanismEvent,
+    MechanismKind,
+    Noise,
+    calibrate,
+    calibrate_quantile,
+    check_delta,
+    check_epsilon,
+    compose,
+    overspend,
+)
+from workbench.core.release.postprocess import PostProcessing
 from workbench.core.statistics import Statistic, statistic_from_json
 
 PLAN_FORMAT = "dp-workbench-plan"

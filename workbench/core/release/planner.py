@@ -11,10 +11,10 @@ import math
 from dataclasses import replace
 from typing import Sequence
 
+from workbench.core.data import Schema
 from workbench.core.errors import PlanError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
-from workbench.core.data import Schema
 from workbench.core.statistics import Statistic
 
 MIN_EPSILON, MAX_EPSILON = 1e-4, 100.0

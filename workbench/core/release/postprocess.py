@@ -35,10 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.errors import PlanError
 from workbench.core.data import Schema
-from workbench.core.privacy import SIMULATIONS, simulated_halfwidth, simulated_noise, simulation_rng
-from workbench.core.privacy import Noise
+from workbench.core.errors import PlanError
+from workbench.core.privacy import SIMULATIONS, Noise, simulated_halfwidth, simulated_noise, simulation_rng
 from workbench.core.statistics import Cell, Histogram, Statistic
 
 

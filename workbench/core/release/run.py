@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from workbench import __version__
-from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
+from workbench.core.data import Table, check_unchanged, prepare
 from workbench.core.errors import WorkbenchError
-from workbench.core.data import Table, check_unchanged
+from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration
 from workbench.core.release.plan import PlannedStatistic, ReleasePlan
 from workbench.core.release.postprocess import consistent_with_total
-from workbench.core.data import prepare
 from workbench.core.statistics import Cell
 
 RESULTS_FORMAT = "dp-workbench-results"

@@ -10,13 +10,22 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from workbench.core.data import ColumnKind, ColumnProposal, Table, propose_kinds
+from workbench.core.data import (
+    CategoricalColumn,
+    ColumnKind,
+    ColumnProposal,
+    ColumnSpec,
+    IdentifierColumn,
+    IgnoredColumn,
+    NumericColumn,
+    OutsideCategories,
+    PrivacyUnit,
+    Schema,
+    Table,
+    propose_kinds,
+)
 from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
-from workbench.core.data import (
-    CategoricalColumn, ColumnSpec, IdentifierColumn, IgnoredColumn, NumericColumn, OutsideCategories,
-    PrivacyUnit, Schema,
-)
 from workbench.core.statistics import Count, Histogram, Mean, Statistic
 
 

@@ -8,7 +8,6 @@ import io
 import json
 import os
 from pathlib import Path
-
 from typing import Sequence
 
 from workbench.core.errors import WorkbenchError
@@ -87,8 +86,8 @@ def write_report(
     if "html" in formats or "pdf" in formats:
         # imported here: matplotlib, Jinja2 and ReportLab take about a second, which every command
         # and the app's start would otherwise pay for a report they may never write
-        from workbench.core.report.model import build_report
         from workbench.core.report.html import render_html
+        from workbench.core.report.model import build_report
         from workbench.core.report.pdf import render_pdf
 
         report = build_report(result, title)

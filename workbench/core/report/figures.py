@@ -12,8 +12,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from workbench.core.privacy import MechanismEvent
-from workbench.core.privacy import quantile_rank_halfwidth
+from workbench.core.privacy import MechanismEvent, quantile_rank_halfwidth
 
 DPI = 150
 BLUE, GREY = "#1f5fa8", "#666666"

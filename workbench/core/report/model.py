@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workbench.core.privacy import Guarantee, risk, spent_in_words
+from workbench.core.release import Release, ReleasedStatistic, software_in_words
 from workbench.core.report import figures as report_figures
-
-from workbench.core.privacy import risk
-from workbench.core.privacy import Guarantee, spent_in_words
-from workbench.core.release import Release, ReleasedStatistic
-from workbench.core.release import software_in_words
+from workbench.core.report.numbers import released_error, released_number
 
 REFERENCES = {
     "dwork-roth": "C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy. Foundations and "
@@ -91,18 +89,6 @@ class Report:
     references: tuple[str, ...]
 
 
-def number(value: float | None) -> str:
-    """A released number as a reader wants it: thousands separated, no spurious digits."""
-    if value is None:
-        return "not released"
-    magnitude = abs(value)
-    if magnitude >= 1000 or float(value).is_integer():
-        return f"{value:,.0f}"
-    if magnitude >= 1:
-        return f"{value:,.3g}" if magnitude < 100 else f"{value:,.1f}"
-    return f"{value:.3g}"
-
-
 def build_report(release: Release, title: str | None = None) -> Report:
     """The report of one release. ``title`` defaults to the dataset's name."""
     substitute = "substitut" in release.neighbouring.lower() or "replac" in release.neighbouring.lower()
@@ -161,8 +147,9 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
     rows = tuple(
         ReportRow(
             cell=c.label or "—",
-            value=number(c.value) if c.reliable else "not reliable",
-            error="" if c.error is None else f"± {number(c.error)}" + (f" {c.error_unit}" if c.error_unit else ""),
+            value=("not released" if c.value is None else released_number(c.value, None if c.error_unit else c.error))
+            if c.reliable else "not reliable",
+            error="" if c.error is None else f"± {released_error(c.error, c.error_unit)}",
             note=c.note,
         )
         for c in statistic.cells

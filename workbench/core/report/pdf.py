@@ -22,8 +22,8 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 from reportlab.platypus import Image, KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from workbench.core.report.model import Picture, Report
 from workbench.core.report.figures import DPI
+from workbench.core.report.model import Picture, Report
 
 PAPERS = {"a4": A4, "letter": LETTER}
 FONT, BOLD = "DejaVuSans", "DejaVuSans-Bold"

@@ -20,12 +20,9 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 import pandas as pd
 
-from workbench.core.privacy import sensitivity
+from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, OutsideCategories, PreparedData, Schema
 from workbench.core.errors import SchemaError
-from workbench.core.privacy import MechanismKind, Noise
-from workbench.core.data import PreparedData
-from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, OutsideCategories, Schema
-from workbench.core.privacy import Sensitivity
+from workbench.core.privacy import MechanismKind, Noise, Sensitivity, sensitivity
 from workbench.core.statistics.grid import exact_sum
 
 

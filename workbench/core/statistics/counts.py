@@ -9,13 +9,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from workbench.core.privacy import sensitivity
+from workbench.core.data import CategoricalColumn, NumericColumn, PreparedData, Schema
 from workbench.core.errors import PlanError
-from workbench.core.data import PreparedData
-from workbench.core.data import CategoricalColumn, NumericColumn, Schema
+from workbench.core.privacy import sensitivity
 from workbench.core.statistics.base import (
-    Cell, ColumnStatistic, Query, Statistic, bin_codes, categorical_spec, count_is_public, count_sensitivity,
-    counts_by_group, group_cells, group_codes, numeric_spec,
+    Cell,
+    ColumnStatistic,
+    Query,
+    Statistic,
+    bin_codes,
+    categorical_spec,
+    count_is_public,
+    count_sensitivity,
+    counts_by_group,
+    group_cells,
+    group_codes,
+    numeric_spec,
 )
 
 

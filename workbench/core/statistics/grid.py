@@ -14,7 +14,6 @@ import numpy as np
 
 from workbench.core.data import NumericColumn
 
-
 GRID_BITS = 32  # a bound's magnitude spans 2^32 grid steps: steps below 1e-9 of the bound
 
 

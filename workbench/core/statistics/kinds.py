@@ -6,13 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-
 from workbench.core.errors import PlanError
 from workbench.core.statistics.base import Statistic
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
 from workbench.core.statistics.quantiles import Quantiles
-
 
 STATISTIC_TYPES: dict[str, type[Statistic]] = {
     cls.type_name: cls for cls in (Count, Sum, Mean, Variance, StandardDeviation, Histogram, CrossTab, Quantiles)

@@ -9,15 +9,26 @@ from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
+from workbench.core.data import PreparedData, Schema
 from workbench.core.privacy import (
-    SIMULATIONS, combined_halfwidth, simulated_halfwidth, simulated_noise, simulation_rng,
+    SIMULATIONS,
+    Noise,
+    combined_halfwidth,
+    simulated_halfwidth,
+    simulated_noise,
+    simulation_rng,
 )
-from workbench.core.privacy import Noise
-from workbench.core.data import PreparedData
-from workbench.core.data import Schema
 from workbench.core.statistics.base import (
-    EMPTY_GROUP_WORDS, Cell, ColumnStatistic, Query, count_sensitivity, counts_by_group, group_cells,
-    group_codes, numeric_spec, sums_by_group,
+    EMPTY_GROUP_WORDS,
+    Cell,
+    ColumnStatistic,
+    Query,
+    count_sensitivity,
+    counts_by_group,
+    group_cells,
+    group_codes,
+    numeric_spec,
+    sums_by_group,
 )
 from workbench.core.statistics.grid import SumGrid, grid_of
 

@@ -8,14 +8,18 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from workbench.core.data import Neighbouring, NumericColumn, PreparedData, Schema
 from workbench.core.errors import PlanError
 from workbench.core.privacy import (
-    QUANTILE_CANDIDATES, MechanismKind, Noise, bounds_candidates, person_distance, quantile_candidates,
+    QUANTILE_CANDIDATES,
+    MechanismKind,
+    Noise,
+    Sensitivity,
+    bounds_candidates,
+    person_distance,
+    quantile_candidates,
     quantile_rank_halfwidth,
 )
-from workbench.core.data import PreparedData
-from workbench.core.data import Neighbouring, NumericColumn, Schema
-from workbench.core.privacy import Sensitivity
 from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_codes, numeric_spec
 
 

@@ -1,0 +1,50 @@
+"""``dp-workbench``: the headless way to inspect a table, start a plan, and release it.
+
+A thin layer over ``workbench.core``: the same functions the app calls. Each command group is
+a module of this package that adds its commands to the parser. User errors are printed as one
+paragraph and exit with status 2; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import Sequence
+
+from workbench.cli import ledger, plans, randomized_response, releases
+from workbench.core.errors import WorkbenchError
+from workbench.core.release import PrintVersion
+
+EXIT_USER_ERROR = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except WorkbenchError as exc:
+        lines = f"Error: {exc}".splitlines()  # a list of problems keeps its lines
+        print("\n".join(textwrap.fill(line, width=100, subsequent_indent="  " if line.startswith("- ") else "")
+                        for line in lines), file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("Stopped.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the output was piped into a program that stopped reading (| head)
+        sys.stderr.close()
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dp-workbench",
+        description="Prepare differentially private releases of a table, offline.",
+    )
+    parser.add_argument("--version", action=PrintVersion)
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    for group in (plans, releases, ledger, randomized_response):
+        group.add_commands(commands)
+    return parser

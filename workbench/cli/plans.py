@@ -1,0 +1,183 @@
+"""Commands that prepare a plan: ``inspect`` a file, write a ``plan-template``, fill in ε with
+``plan-budget``, and estimate a column's ``bounds`` with DP (which spends budget)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
+from workbench.cli.output import print_table, say
+from workbench.core.data import ColumnKind, propose_kinds
+from workbench.core.errors import WorkbenchError
+from workbench.core.release import (
+    NEUTRAL_NAME,
+    PRIVACY_TRADE_OFF,
+    PROPOSAL_WORDS,
+    Ledger,
+    ReleasePlan,
+    budget_plan,
+    error_basis,
+    estimate_bounds,
+    expected_error,
+    plan_template,
+    size_for_error,
+    with_bounds,
+    with_privacy,
+)
+from workbench.core.report import released_error
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """``inspect``, ``plan-template``, ``plan-budget`` and ``bounds``."""
+    inspect = commands.add_parser("inspect", help="list the columns of a data file and their proposed kinds")
+    data_arguments(inspect)
+    inspect.set_defaults(run=_inspect)
+
+    template = commands.add_parser("plan-template", help="write a starting plan whose bounds you fill in")
+    data_arguments(template)
+    template.add_argument("--out", "-o", type=Path, help="plan file to write (default: DATA name + .plan.json)")
+    template.add_argument("--epsilon", type=float, default=1.0, help="total ε of the plan (default 1.0)")
+    template.add_argument(
+        "--delta", type=float, default=0.0,
+        help="total δ: 0 (default) for pure ε-DP with Laplace noise; e.g. 1e-7 for (ε, δ)-DP with Gaussian noise, "
+             "more accurate when there are many statistics",
+    )
+    template.add_argument("--name", default=NEUTRAL_NAME,
+                          help=f"the dataset's name, as reports and the ledger show it (default '{NEUTRAL_NAME}'; "
+                               "never taken from the file's name)")
+    template.add_argument("--force", action="store_true", help="overwrite an existing plan file")
+    template.set_defaults(run=_template)
+
+    budget = commands.add_parser(
+        "plan-budget", help="fill in ε from accuracy targets and weights, and show each statistic's expected error"
+    )
+    budget.add_argument("plan", type=Path, help="the plan file (JSON)")
+    budget.add_argument("--out", "-o", type=Path, help="write the plan with the ε filled in to this file")
+    budget.set_defaults(run=_plan_budget)
+
+    bounds = commands.add_parser(
+        "bounds", help="estimate a numeric column's bounds with DP (spends ε, charged to the ledger)"
+    )
+    data_arguments(bounds)
+    bounds.add_argument("--plan", "-p", type=Path, required=True, help="the plan: dataset, privacy unit, relation")
+    bounds.add_argument("--column", "-c", required=True, help="the numeric column whose bounds you do not know")
+    bounds.add_argument("--epsilon", type=float, required=True, help="the ε this estimate may spend")
+    bounds.add_argument("--coverage", type=float, default=0.98,
+                        help="the share of values the bounds should enclose (default 0.98: 1st to 99th percentile)")
+    bounds.add_argument("--search", nargs=2, type=float, metavar=("LOW", "HIGH"), default=(-1e9, 1e9),
+                        help="public range to search (default -1e9 1e9; e.g. 0 1e9 for values that cannot be negative)")
+    bounds.add_argument("--write", action="store_true", help="write the suggested bounds into the plan file")
+    dataset_budget_argument(bounds)
+    ledger_argument(bounds)
+    bounds.set_defaults(run=_bounds)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    table = load(args)
+    proposals = propose_kinds(table)
+    details = f"{table.file_format}"
+    if table.encoding:
+        details += f", encoding {table.encoding}, delimiter {table.delimiter!r}"
+    print(f"{table.source.name} ({details}): {len(proposals)} columns\n")
+    missing = table.frame.isna().sum()  # the curator's view of the file, as step 1 of the app shows it
+    labelled = any(p.label for p in proposals)  # the file's description of each column, as steps 1 and 3 show it
+    rows = [("column", *(("label",) if labelled else ()), "stored as", "missing", "proposed kind", "why")]
+    rows += [(p.name, *((p.label,) if labelled else ()), p.storage, f"{int(missing[p.name]):,}", p.kind.value, p.reason)
+             for p in proposals]
+    print_table(rows, right=frozenset({3 if labelled else 2}))
+    labelled = [p for p in proposals if p.offered_categories]
+    for proposal in labelled:
+        print(f"\nCategories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")
+    print(
+        "\nConfirm or change each kind in your plan. Bounds and categories must come from public knowledge, "
+        "not from the data: `dp-workbench plan-template` writes a plan with places for them."
+    )
+    return 0
+
+
+def _template(args: argparse.Namespace) -> int:
+    table = load(args)
+    out = args.out or args.data.with_name(args.data.stem + ".plan.json")
+    if out.exists() and not args.force:
+        raise WorkbenchError(f"{out} already exists. Choose another name with --out, or add --force to replace it.")
+    plan = plan_template(table, total_epsilon=args.epsilon, name=args.name)
+    if args.delta:
+        plan = with_privacy(plan, approximate=True, delta=args.delta)
+    plan.save(out)
+    numeric = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.NUMERIC.value]
+    categorical = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.CATEGORICAL.value]
+    print(f"Wrote {out}.")
+    if args.name == NEUTRAL_NAME:
+        print(f"The dataset is called '{NEUTRAL_NAME}': give it the name reports and the ledger should show "
+              "(--name, or 'name' under 'dataset' in the plan). The file's name is never used.")
+    print(PROPOSAL_WORDS)
+    if numeric:
+        print(f"Fill in 'lower' and 'upper' for: {', '.join(numeric)}.")
+    empty = [c.name for c in plan.schema.columns if getattr(c, "categories", None) == ()]
+    if empty:
+        print(f"Fill in the public 'categories' for: {', '.join(empty)}.")
+    elif categorical:
+        print(f"Check the categories taken from the file's value labels for: {', '.join(categorical)}.")
+    guarantee = f"(ε, δ)-DP with δ = {args.delta:g}" if args.delta else "pure ε-DP (δ = 0)"
+    print(f"The plan promises {guarantee}. {PRIVACY_TRADE_OFF}")
+    print("Then check the privacy unit, the statistics and their ε, and run `dp-workbench release`.")
+    return 0
+
+
+def _plan_budget(args: argparse.Namespace) -> int:
+    plan = budget_plan(ReleasePlan.load(args.plan))
+    plan.validate()
+    size = plan.schema.public_size or plan.dataset.size_estimate
+    percent = f"{plan.confidence * 100:g}%"
+    rows = [("statistic", "mechanism", "ε", "δ", f"at most ± ({percent})", "for", "target ±")]
+    needs = []
+    for planned in plan.statistics:
+        error = expected_error(planned, plan.schema, size, plan.confidence)
+        rows.append((
+            planned.statistic.label, planned.mechanism.value, f"{planned.budget.epsilon:.4g}",
+            f"{planned.budget.delta:g}", "needs a size estimate" if math.isinf(error)
+            else released_error(error, planned.statistic.error_unit),
+            error_basis(planned, plan.schema, size) or ("each cell" if planned.statistic.by else ""),
+            "" if planned.target_error is None else f"{planned.target_error:g}",
+        ))
+        if planned.statistic.by and planned.target_error is not None and planned.smallest_group is None:
+            rows_needed = size_for_error(planned, plan.schema, planned.target_error, plan.confidence)
+            if rows_needed is not None and rows_needed > 1:
+                needs.append(f"{planned.statistic.label}: the target ± {planned.target_error:g} holds for a group of "
+                             f"at least {rows_needed:,} rows; smaller groups get a wider error bar. Give "
+                             "'smallest_group' to buy it for the smallest group you will publish.")
+    print_table(rows, right=frozenset({2, 3, 4, 6}))
+    for line in needs:
+        say(line)
+    total = plan.guarantee()
+    print(f"\nTotal: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
+          f"(plan budget ε = {plan.total.epsilon:g}, δ = {plan.total.delta:g}).")
+    if size:
+        print(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
+    say("'At most ±' is the largest error bar the release can state at that size, for any true value within the "
+         "bounds (a mean near the middle of its bounds gets a narrower one). For a statistic by group it is for "
+         "the group named under 'for': give 'smallest_group' (the rows of the smallest group you will publish) "
+         "for a promise that holds for every group of at least that size.")
+    if args.out:
+        plan.save(args.out)
+        print(f"Wrote {args.out}.")
+    return 0
+
+
+def _bounds(args: argparse.Namespace) -> int:
+    plan = ReleasePlan.load(args.plan)
+    low, high = args.search
+    if not low < high:
+        raise WorkbenchError(f"The search range must run from a lower to a higher number, not {low:g} to {high:g}.")
+    estimate = estimate_bounds(
+        load(args), plan, args.column, args.epsilon, Ledger(args.ledger), dataset_budget(args), args.coverage, (low, high)
+    )
+    print(estimate.in_words())  # charged: the ledger holds it durably now
+    if args.write:
+        with_bounds(plan, args.column, estimate.lower, estimate.upper).save(args.plan)
+        print(f"Wrote the bounds of '{args.column}' into {args.plan}.")
+    else:
+        print("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
+    return 0

@@ -1,0 +1,149 @@
+"""Commands that publish: ``release`` a plan on a data file (charged to the ledger before any
+value is printed), and write the ``report`` of a release from its results.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+from pathlib import Path
+
+from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
+from workbench.cli.output import print_table, say, shortened
+from workbench.core.errors import WorkbenchError
+from workbench.core.privacy import Guarantee, spent_in_words
+from workbench.core.release import Ledger, Release, ReleasePlan, budget_plan, check_categories, release
+from workbench.core.report import (
+    PAPER_SIZES,
+    REPORT_FORMATS,
+    released_error,
+    released_number,
+    write_report,
+    write_results,
+)
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """``release`` and ``report``."""
+    run = commands.add_parser("release", help="release the statistics of a plan on a data file")
+    data_arguments(run)
+    run.add_argument("--plan", "-p", type=Path, required=True, help="the plan file (JSON)")
+    run.add_argument("--out", "-o", type=Path, required=True, help="folder for results.csv and results.json")
+    run.add_argument("--report", action="store_true", help="also write report.html and report.pdf into that folder")
+    run.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size with --report (default a4)")
+    run.add_argument("--accept-category-warnings", action="store_true",
+                     help="release even when a public category list does not fit the data (checked before any ε is spent)")
+    dataset_budget_argument(run)
+    ledger_argument(run)
+    run.set_defaults(run=_release)
+
+    report = commands.add_parser(
+        "report", help="write the report of a release (HTML, PDF, CSV, JSON) from its results.json",
+        description="Build the report of a release from the results.json it wrote. The report states the released "
+        "values, their error, the method and the guarantee in plain words; it reads nothing but results.json, "
+        "which holds only released values and public context.",
+    )
+    report.add_argument("results", type=Path, help="the results.json written by a release")
+    report.add_argument("--out", "-o", type=Path, required=True, help="folder for the report files")
+    report.add_argument("--format", nargs="+", choices=REPORT_FORMATS, default=list(REPORT_FORMATS),
+                        help="which files to write (default: all: report.html report.pdf results.csv results.json)")
+    report.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size (default a4)")
+    report.add_argument("--title", help="the report's title (default: the dataset's name)")
+    report.set_defaults(run=_report)
+
+
+def _release(args: argparse.Namespace) -> int:
+    plan = budget_plan(ReleasePlan.load(args.plan))  # ε from targets and weights, as plan-budget shows it
+    plan.validate()  # refuse an unsound plan before opening the data
+    table = load(args)
+    warnings = check_categories(table, plan)  # the curator's own view of the file: nothing of it is released
+    if warnings and not args.accept_category_warnings:
+        raise WorkbenchError(
+            "Nothing was released and no budget was spent:\n" + "\n".join(f"- {w.message}" for w in warnings)
+            + "\nCorrect the plan, or add --accept-category-warnings to release it as it is."
+        )
+    result = release(table, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args))
+    _print_release(result)  # charged: the ledger holds it durably now
+    if args.report:
+        written = write_report(result, args.out, paper=args.paper)
+        print("\nWrote " + ", ".join(str(p) for p in written) + ".")
+    else:
+        csv_path, json_path = write_results(result, args.out)
+        print(f"\nWrote {csv_path} and {json_path}.")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    try:
+        data = json.loads(args.results.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WorkbenchError(f"There is no file {args.results}. Give the results.json that the release wrote.") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WorkbenchError(
+            f"{args.results} cannot be read as a results file ({exc}). Give the results.json that the release wrote."
+        ) from None
+    result = Release.from_json(data)
+    if args.out.resolve() == args.results.parent.resolve() and "json" in args.format:
+        args.format = [f for f in args.format if f != "json"]  # it is already there: never rewrite the source
+    written = write_report(result, args.out, args.format, args.paper, args.title)
+    print("Wrote " + ", ".join(str(p) for p in written) + ".")
+    return 0
+
+
+def _print_release(result: Release) -> None:
+    percent = f"{result.confidence * 100:g}%"
+    print(f"{result.dataset_name}: differentially private release")
+    say(f"Privacy unit: {result.privacy_unit}; neighbours differ by {result.neighbouring}.")
+    print()
+    rows = [("statistic", "cell", "value", f"± ({percent})", "ε", "δ", "")]
+    notes: list[str] = []  # under the table, numbered: a note in a column would widen the table past 100 columns
+    treated: dict[str, list[str]] = {}
+    for statistic in result.statistics:
+        for words in statistic.post_processing:  # the same sentence for several statistics is said once
+            treated.setdefault(words, []).append(statistic.label)
+        first = True
+        for cell in statistic.cells:
+            marker = ""
+            if cell.note:
+                notes.append(f"{statistic.label}{' / ' + cell.label if cell.label else ''}: {cell.note}")
+                marker = f"[{len(notes)}]"
+            rows.append((
+                shortened(statistic.label, 34) if first else "",
+                shortened(cell.label, 22),
+                ("n/a" if cell.value is None else released_number(cell.value, None if cell.error_unit else cell.error))
+                if cell.reliable else "not reliable",
+                "n/a" if cell.error is None else released_error(cell.error, cell.error_unit),
+                f"{statistic.epsilon:.3g}" if first else "",
+                f"{statistic.delta:.2g}" if first else "",
+                marker,
+            ))
+            first = False
+    print_table(rows, right=frozenset({2, 3, 4, 5}))
+    mechanisms = sorted({s.mechanism for s in result.statistics})
+    print(f"Mechanisms: {', '.join(mechanisms)} (each statistic's method is in results.json and the report).")
+    if notes:
+        print("\nNotes:")
+        for i, note in enumerate(notes, 1):
+            print(textwrap.fill(note, width=100, initial_indent=f"  [{i}] ", subsequent_indent="      "))
+    for words, labels in treated.items():
+        print()
+        say(f"Post-processing of {', '.join(labels)}: {words}")
+    total = result.guarantee
+    print()
+    say(f"Total: ε = {total.epsilon:g}, δ = {total.delta:g} by {total.method}.")
+    if result.ledger:
+        spent, budget = result.ledger["spent_including_this_release"], result.ledger["dataset_budget"]
+        say(
+            f"Charged to the ledger (entry {result.ledger['entry']}): '{result.dataset_name}' has now "
+            f"{spent_in_words(Guarantee.from_json(spent), Guarantee.from_json(budget))}."
+        )
+    if result.sampling:
+        alone, together = result.sampling["this_release"], result.sampling["all_releases"]
+        say(
+            f"Claimed sampling rate {result.sampling['rate']:g}: for a person of the population this release is "
+            f"(ε = {alone['epsilon']:.4g}, δ = {alone['delta']:.3g})-DP, and all releases of this sample together "
+            f"(ε = {together['epsilon']:.4g}, δ = {together['delta']:.3g})-DP. {result.sampling['conditions']}"
+        )
+    say(f"'±' is the half-width of an interval that holds the noise with {percent} probability.")
+    if any(cell.error_unit == "ranks" for statistic in result.statistics for cell in statistic.cells):
+        say("For quantiles it counts ranks: how many rows the released value's position may lie from the level's.")

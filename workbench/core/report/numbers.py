@@ -1,0 +1,28 @@
+"""One way to write a released number, for the report, the command line and the app alike:
+its error sets the digits, so a value never shows more precision than the noise leaves it."""
+
+from __future__ import annotations
+
+import math
+
+
+def released_number(value: float, error: float | None) -> str:
+    """``value`` with thousands separators, to the digits its ``error`` allows.
+
+    An error of 240 gives whole numbers (12,345); one of 1.2 gives one decimal (37.5); one of
+    0.012 gives three (0.347): the error's first two significant digits are shown, the value
+    to the same place. Without a usable error (none, zero, infinite, or in other units, such as a
+    quantile's ranks) a whole number is written whole and any other to two decimals.
+    """
+    if error is None or error <= 0 or not math.isfinite(error):
+        digits = 0 if float(value).is_integer() else 2
+    else:
+        digits = max(0, 1 - math.floor(math.log10(error)))
+    return f"{value:,.{digits}f}"
+
+
+def released_error(error: float, unit: str = "") -> str:
+    """An error bound written by its own rule (two significant digits), with its unit when it has one
+    ("12 ranks"); a caller puts "±" before it where its layout wants one."""
+    text = released_number(error, error)
+    return f"{text} {unit}" if unit else text
