@@ -7,13 +7,13 @@ any statistic is computed.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, ClassVar
 
 from workbench.core.errors import SchemaError
+from workbench.core.real import is_finite_real, is_whole_number
 
 
 class Neighbouring(str, Enum):
@@ -107,7 +107,7 @@ class NumericColumn(ColumnSpec):
                     f"{where} has no {label} bound yet. Enter a {label} bound you know without looking "
                     "at the data (for example from the questionnaire or a previous publication)."
                 )
-            if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not math.isfinite(bound):
+            if not is_finite_real(bound):
                 raise SchemaError(f"{where}: the {label} bound must be a finite number, not {bound!r}.")
             if abs(bound) > MAX_BOUND:
                 raise SchemaError(
@@ -126,7 +126,7 @@ class NumericColumn(ColumnSpec):
             )
         if self.missing.action is MissingAction.IMPUTE:
             value = self.missing.value
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if not is_finite_real(value):
                 raise SchemaError(f"{where}: the value that replaces a missing one must be a number, not {value!r}.")
             if not self.lower <= value <= self.upper:
                 raise SchemaError(
@@ -265,7 +265,7 @@ class PrivacyUnit:
         if not isinstance(data, dict):
             raise SchemaError("'privacy_unit' must be an object with 'id_column' and 'max_rows_per_person'.")
         k = data.get("max_rows_per_person", 1)
-        if isinstance(k, bool) or not isinstance(k, int):
+        if not is_whole_number(k):
             raise SchemaError(f"max_rows_per_person must be a whole number of rows, not {k!r}.")
         id_column = data.get("id_column")
         if id_column is not None and (not isinstance(id_column, str) or not id_column):
@@ -349,7 +349,7 @@ class Schema:
                 )
         if self.neighbouring is Neighbouring.SUBSTITUTE:
             size = self.public_size
-            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            if not is_whole_number(size) or size < 1:
                 raise SchemaError(
                     "Under 'substitute one person' the number of persons is public: enter it as the "
                     "public size (a whole number of at least 1)."
@@ -368,7 +368,7 @@ class Schema:
         if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
             raise SchemaError("The schema must be an object with a list of 'columns'.")
         size = data.get("public_size")
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        if size is not None and (not is_whole_number(size) or size < 1):
             raise SchemaError(f"The public size must be a whole number of persons (at least 1), not {size!r}.")
         return cls(
             columns=tuple(column_from_json(c, i) for i, c in enumerate(data["columns"])),

@@ -20,6 +20,7 @@ import numpy as np
 from workbench.core.errors import BudgetError
 from workbench.core.privacy import opendp_api as dp
 from workbench.core.privacy.accuracy import discrete_gaussian_halfwidth, discrete_laplace_halfwidth
+from workbench.core.real import is_finite_real
 
 dp.enable_features("contrib")
 
@@ -229,7 +230,7 @@ MIN_EPSILON = 1e-9  # below it a noise scale may not even be a finite number
 
 
 def check_epsilon(epsilon: float) -> None:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon):
+    if not is_finite_real(epsilon):
         raise BudgetError(f"ε must be a positive number, not {epsilon!r}.")
     if epsilon <= 0:
         raise BudgetError(f"ε must be greater than 0 (it is {epsilon:g}); a smaller ε means more privacy.")
@@ -246,7 +247,7 @@ def check_epsilon(epsilon: float) -> None:
 
 
 def check_delta(delta: float) -> None:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta):
+    if not is_finite_real(delta):
         raise BudgetError(f"δ must be a number between 0 and 1, not {delta!r}.")
     if not 0 < delta < 1:
         raise BudgetError(

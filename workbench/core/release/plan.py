@@ -28,6 +28,7 @@ from workbench.core.privacy import (
     compose,
     overspend,
 )
+from workbench.core.real import is_finite_real, is_whole_number
 from workbench.core.release.postprocess import PostProcessing
 from workbench.core.statistics import Statistic, statistic_from_json
 
@@ -59,7 +60,7 @@ class DatasetDescription:
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise PlanError("The plan's 'dataset' must be an object with at least a 'name'.")
         estimate = data.get("size_estimate")
-        if estimate is not None and (isinstance(estimate, bool) or not isinstance(estimate, int) or estimate < 1):
+        if estimate is not None and (not is_whole_number(estimate) or estimate < 1):
             raise PlanError(f"The dataset's size estimate must be a whole number of persons, not {estimate!r}.")
         return cls(
             name=data["name"],
@@ -80,7 +81,7 @@ def suggested_delta(size: int | None) -> float:
 def _sampling_rate(rate: Any) -> float | None:
     if rate is None:
         return None
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate < 1:
+    if not is_finite_real(rate) or not 0 < rate < 1:
         raise PlanError(
             f"The dataset's sampling rate must be a probability strictly between 0 and 1 (the chance that a person "
             f"of the population is in the file), not {rate!r}. Leave it out if the file is not such a sample."
@@ -102,7 +103,7 @@ class Budget:
             raise PlanError(f"{where}: the budget must be an object with 'epsilon' (and 'delta').")
         epsilon, delta = data["epsilon"], data.get("delta", 0.0)
         for name, value in (("ε", epsilon), ("δ", delta)):  # a number at all; its range is checked by validate
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if not is_finite_real(value):
                 raise PlanError(f"{where}: {name} must be a positive number, not {value!r}.")
         return cls(epsilon=epsilon, delta=delta)
 
@@ -168,13 +169,12 @@ class PlannedStatistic:
         optional = {}
         for key in ("target_error", "weight"):
             value = data.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not math.isfinite(value) or value <= 0):
+            if value is not None and (not is_finite_real(value) or value <= 0):
                 raise PlanError(f"{where}: '{key}' must be a positive number, not {value!r}.")
             optional[key] = value
         smallest = data.get("smallest_group")
         if smallest is not None:
-            if isinstance(smallest, bool) or not isinstance(smallest, (int, float)) or smallest < 1 or smallest != int(smallest):
+            if not is_finite_real(smallest) or smallest < 1 or smallest != int(smallest):
                 raise PlanError(f"{where}: 'smallest_group' must be a whole number of rows, at least 1, not {smallest!r}.")
             if not statistic.by:
                 raise PlanError(f"{where}: 'smallest_group' is for a statistic by group; {statistic.label} has no 'by'.")
@@ -352,7 +352,7 @@ class ReleasePlan:
         if not isinstance(statistics, list):
             raise PlanError("The plan needs a list of 'statistics'.")
         confidence = data.get("confidence", 0.95)
-        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
+        if not is_finite_real(confidence):
             raise PlanError(f"The confidence level must be a number such as 0.95, not {confidence!r}.")
         return cls(
             dataset=DatasetDescription.from_json(data.get("dataset")),

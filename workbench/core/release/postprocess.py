@@ -38,6 +38,7 @@ import numpy as np
 from workbench.core.data import Schema
 from workbench.core.errors import PlanError
 from workbench.core.privacy import SIMULATIONS, Noise, simulated_halfwidth, simulated_noise, simulation_rng
+from workbench.core.real import is_finite_real
 from workbench.core.statistics import Cell, Histogram, Statistic
 
 
@@ -140,8 +141,7 @@ class PostProcessing:
         step = data.get("round_to")
         if not isinstance(clamp, bool):
             raise PlanError(f"{where}: 'clamp' must be true or false, not {clamp!r}.")
-        if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float))
-                                 or not math.isfinite(step) or step <= 0):
+        if step is not None and (not is_finite_real(step) or step <= 0):
             raise PlanError(f"{where}: 'round_to' must be a positive step such as 1 or 10, not {step!r}.")
         return cls(clamp, None if step is None else float(step), consistent)
 

@@ -3,10 +3,10 @@ message that says what is wrong and what to write instead."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from workbench.core.errors import PlanError
+from workbench.core.real import is_finite_real
 from workbench.core.statistics.base import Statistic
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
@@ -43,7 +43,7 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
     if cls is Quantiles:
         levels = data.get("levels", [0.5])
         if (not isinstance(levels, list) or not levels
-                or any(isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1 for a in levels)):
+                or any(not is_finite_real(a) or not 0 < a < 1 for a in levels)):
             raise PlanError(
                 f"{where}: 'levels' must be a list of quantile levels strictly between 0 and 1, such as "
                 f"[0.25, 0.5, 0.75]; it is {levels!r}."
@@ -52,7 +52,7 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
     if cls is Histogram and data.get("edges") is not None:
         edges = data["edges"]
         if (not isinstance(edges, list) or not edges
-                or any(isinstance(e, bool) or not isinstance(e, (int, float)) or not math.isfinite(e) for e in edges)):
+                or any(not is_finite_real(e) for e in edges)):
             raise PlanError(
                 f"{where}: 'edges' must be a list of numbers that cut the column's bounds into intervals, such as "
                 f"[18, 30, 45, 65]; it is {edges!r}."
