@@ -1,7 +1,7 @@
 """Real failures of the disk around a release, from the command line: a disk that fills up at any moment,
 a read-only ledger folder, a results folder that cannot be written. Every time the outcome is one of
 two: charged and shown, or refused with a message and nothing charged, shown or written; the ledger's
-chain stays intact. (SIGKILL at random moments: tests/core/test_ledger_crash.py.)"""
+chain stays intact. (SIGKILL at random moments: tests/core/release/test_ledger_crash.py.)"""
 
 import os
 import shutil

@@ -42,7 +42,7 @@ import numpy as np
 
 from workbench.core.privacy.events import Guarantee, MechanismEvent
 
-CHECKED_AGAINST = "0.6.0"  # the dp-accounting release whose functions tests/core/test_accounting.py compares with
+CHECKED_AGAINST = "0.6.0"  # the dp-accounting release whose functions tests/core/privacy/test_accounting.py compares with
 INTERVAL = 1e-3  # the coarsest privacy-loss grid; losses are rounded up to the grid
 _FINEST_INTERVAL = INTERVAL / 2**20  # about 1e-9: finer grids than this gain nothing a reader sees
 _FINE_GRID_POINTS = 1 << 20  # grid points of a composition worth a finer grid (shared by its distinct events)

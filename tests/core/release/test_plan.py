@@ -9,7 +9,7 @@ import pytest
 from workbench.core.errors import BudgetError, PlanError, SchemaError, WorkbenchError
 from workbench.core.release.plan import PLAN_VERSION, ReleasePlan
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_sample_plan_round_trips_losslessly(sample_plan_path, tmp_path):

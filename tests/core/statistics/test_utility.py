@@ -235,10 +235,6 @@ def test_at_the_epsilon_a_target_buys_the_release_covers_95_to_97_5_percent_on_s
     """Issue 19, 3: on wages shaped like a labour-force survey (skewed, in tens, top-coded at the upper bound),
     the ε an accuracy target buys gives releases whose stated bound is within the target and covers between 95%
     and 97.5%: neither a broken promise nor ε bought twice over."""
-    import sys
-    from pathlib import Path as _Path
-
-    sys.path.insert(0, str(_Path(__file__).resolve().parents[1]))
     from realistic_tables import WAGE_BOUNDS, labour_force
 
     from workbench.core.privacy.accuracy import simulated_noise
