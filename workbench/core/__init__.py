@@ -1,4 +1,5 @@
-"""The Qt-free core: every step from file to released numbers is a plain function here.
+"""The Qt-free core, in folders that follow the flow: data → privacy → statistics → release → report.
 
-Nothing in this package imports Qt; the GUI and the command line call the same functions.
+Each package imports only from those before it (``tests/test_import_direction.py`` checks it);
+``errors`` and ``real`` sit below them all. The app and the command line call the same functions.
 """

@@ -1,1 +1,2 @@
-"""The PySide6 desktop application: widgets observe core values and call core functions."""
+"""The PySide6 desktop application: widgets observe core values and call core functions.
+May import every ``workbench.core`` layer and Qt, never ``cli``; computes no DP of its own."""

@@ -10,7 +10,7 @@ spend the same budget.
 
 Two fingerprints recognise a dataset's data: a keyed hash of the file's bytes, and one of
 the loaded table's content, which is the same whatever format, row order or column order
-the same data come in (``table_content``). Both are HMACs with a secret kept in this
+the same data come in (``data.fingerprint``). Both are HMACs with a secret kept in this
 ledger, stay in this file, and are left out of every export.
 """
 

@@ -66,7 +66,7 @@ def write_results(result: Release, out_dir: str | Path, csv_file: bool = True, j
 
 
 REPORT_FORMATS = ("html", "pdf", "csv", "json")
-PAPER_SIZES = ("a4", "letter")  # the names of report_pdf.PAPERS, without importing ReportLab to list them
+PAPER_SIZES = ("a4", "letter")  # the names of pdf.PAPERS, without importing ReportLab to list them
 
 
 def write_report(

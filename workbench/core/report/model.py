@@ -2,7 +2,7 @@
 
 A Release holds only released (DP) values and public context, so a report built from it
 cannot disclose more; the report adds explanations, the plain-language reading of the
-guarantee (``risk``), and pictures (``report_figures``). The HTML and PDF renderers only lay
+guarantee (``risk``), and pictures (``figures``). The HTML and PDF renderers only lay
 this model out, so the two formats cannot say different things.
 """
 
