@@ -153,7 +153,10 @@ def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, samp
     assert page.results.rowCount() == sum(len(s.cells) for s in page.result.statistics)
     report_rows = [row for section in build_report(page.result).statistics for row in section.rows]
     shown = [(page.results.item(i, 2).text(), page.results.item(i, 3).text()) for i in range(len(report_rows))]
-    assert shown == [(row.value, row.error) for row in report_rows]  # one formatter for the app and the report
+    published = [(row.value, row.error) for row in report_rows]  # one formatter for the app and the report
+    assert [s for s, p in zip(shown, published) if p[0] != "suppressed"] == [p for p in published if p[0] != "suppressed"]
+    assert [page.results.item(i, 4).text() for i in range(len(report_rows))] == [row.reliability for row in report_rows]
+    assert "too unreliable to publish (CV ∞)" in [row.reliability for row in report_rows]  # an empty '(other)' bin
     assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
     page.paper.setCurrentText("Letter")
     page.start_export(tmp_path / "out")  # in the background, as the button does

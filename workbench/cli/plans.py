@@ -12,21 +12,24 @@ from workbench.cli.output import print_table, say
 from workbench.core.data import ColumnKind, propose_kinds
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import (
+    COUNTING,
     NEUTRAL_NAME,
     PRIVACY_TRADE_OFF,
     PROPOSAL_WORDS,
     Ledger,
+    PlannedStatistic,
     ReleasePlan,
     budget_plan,
     error_basis,
     estimate_bounds,
     expected_error,
     plan_template,
+    reliable_from,
     size_for_error,
     with_bounds,
     with_privacy,
 )
-from workbench.core.report import released_error
+from workbench.core.report import released_error, released_number
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -131,7 +134,7 @@ def _plan_budget(args: argparse.Namespace) -> int:
     plan.validate()
     size = plan.schema.public_size or plan.dataset.size_estimate
     percent = f"{plan.confidence * 100:g}%"
-    rows = [("statistic", "mechanism", "ε", "δ", f"at most ± ({percent})", "for", "target ±")]
+    rows = [("statistic", "mechanism", "ε", "δ", f"at most ± ({percent})", "for", "target ±", "reliable from")]
     needs = []
     for planned in plan.statistics:
         error = expected_error(planned, plan.schema, size, plan.confidence)
@@ -141,6 +144,7 @@ def _plan_budget(args: argparse.Namespace) -> int:
             else released_error(error, planned.statistic.error_unit),
             error_basis(planned, plan.schema, size) or ("each cell" if planned.statistic.by else ""),
             "" if planned.target_error is None else f"{planned.target_error:g}",
+            _reliable_from(planned, error, plan),
         ))
         if planned.statistic.by and planned.target_error is not None and planned.smallest_group is None:
             rows_needed = size_for_error(planned, plan.schema, planned.target_error, plan.confidence)
@@ -148,12 +152,15 @@ def _plan_budget(args: argparse.Namespace) -> int:
                 needs.append(f"{planned.statistic.label}: the target ± {planned.target_error:g} holds for a group of "
                              f"at least {rows_needed:,} rows; smaller groups get a wider error bar. Give "
                              "'smallest_group' to buy it for the smallest group you will publish.")
-    print_table(rows, right=frozenset({2, 3, 4, 6}))
+    print_table(rows, right=frozenset({2, 3, 4, 6, 7}))
     for line in needs:
         say(line)
     total = plan.guarantee()
     print(f"\nTotal: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
           f"(plan budget ε = {plan.total.epsilon:g}, δ = {plan.total.delta:g}).")
+    say(f"'Reliable from': the smallest value (rows, for a count) whose cell has a coefficient of variation of at "
+        f"most {plan.reliability.caution_above:.1%} at this ε; above {plan.reliability.suppress_above:.1%} a cell is "
+        "too unreliable to publish.")
     if size:
         print(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
     say("'At most ±' is the largest error bar the release can state at that size, for any true value within the "
@@ -181,3 +188,12 @@ def _bounds(args: argparse.Namespace) -> int:
     else:
         print("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
     return 0
+
+
+def _reliable_from(planned: PlannedStatistic, error: float, plan: ReleasePlan) -> str:
+    smallest = reliable_from(planned, error, plan.reliability, plan.confidence)
+    if smallest is None:
+        return ""
+    if planned.statistic.type_name in COUNTING:
+        return f"{smallest:,.0f} rows"
+    return released_number(smallest, smallest * plan.reliability.caution_above)

@@ -12,15 +12,11 @@ from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budg
 from workbench.cli.output import print_table, say, shortened
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
-from workbench.core.release import Ledger, Release, ReleasePlan, budget_plan, check_categories, release
+from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
 from workbench.core.report import (
-    PAPER_SIZES,
-    REPORT_FORMATS,
-    released_error,
-    released_number,
-    write_report,
-    write_results,
+    PAPER_SIZES, REPORT_FORMATS, coefficient_of_variation, released_error, released_number, write_report, write_results,
 )
+from workbench.core.statistics import Cell
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -95,7 +91,7 @@ def _print_release(result: Release) -> None:
     print(f"{result.dataset_name}: differentially private release")
     say(f"Privacy unit: {result.privacy_unit}; neighbours differ by {result.neighbouring}.")
     print()
-    rows = [("statistic", "cell", "value", f"± ({percent})", "ε", "δ", "")]
+    rows = [("statistic", "cell", "value", f"± ({percent})", "CV", "ε", "δ", "")]
     notes: list[str] = []  # under the table, numbered: a note in a column would widen the table past 100 columns
     treated: dict[str, list[str]] = {}
     for statistic in result.statistics:
@@ -113,12 +109,13 @@ def _print_release(result: Release) -> None:
                 ("n/a" if cell.value is None else released_number(cell.value, None if cell.error_unit else cell.error))
                 if cell.reliable else "not reliable",
                 "n/a" if cell.error is None else released_error(cell.error, cell.error_unit),
+                _reliability(cell),
                 f"{statistic.epsilon:.3g}" if first else "",
                 f"{statistic.delta:.2g}" if first else "",
                 marker,
             ))
             first = False
-    print_table(rows, right=frozenset({2, 3, 4, 5}))
+    print_table(rows, right=frozenset({2, 3, 5, 6}))
     mechanisms = sorted({s.mechanism for s in result.statistics})
     print(f"Mechanisms: {', '.join(mechanisms)} (each statistic's method is in results.json and the report).")
     if notes:
@@ -145,5 +142,19 @@ def _print_release(result: Release) -> None:
             f"(ε = {together['epsilon']:.4g}, δ = {together['delta']:.3g})-DP. {result.sampling['conditions']}"
         )
     say(f"'±' is the half-width of an interval that holds the noise with {percent} probability.")
+    if result.reliability:
+        say(f"CV: the noise's coefficient of variation. Above {result.reliability['caution_above']:.1%} a cell is to "
+            f"be used with caution, above {result.reliability['suppress_above']:.1%} it is too unreliable to publish "
+            "(the report shows it as suppressed).")
     if any(cell.error_unit == "ranks" for statistic in result.statistics for cell in statistic.cells):
         say("For quantiles it counts ranks: how many rows the released value's position may lie from the level's.")
+
+
+_SHORT_FLAGS = {Flag.CAUTION.value: " caution", Flag.SUPPRESS.value: " suppress"}
+
+
+def _reliability(cell: Cell) -> str:
+    """'4.3%', '21% caution', '45% suppress': the CV and, where it is not reliable, the flag in a word."""
+    if not cell.flag:
+        return ""
+    return (coefficient_of_variation(cell.cv) if cell.cv is not None else "") + _SHORT_FLAGS.get(cell.flag, "")

@@ -36,15 +36,10 @@ from workbench.core.data import Neighbouring
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, compose, noise_probability, reading
 from workbench.core.release import (
-    PRIVACY_TRADE_OFF,
-    Budget,
-    error_basis,
-    expected_error,
-    relative_reference,
-    suggested_delta,
-    with_privacy,
+    COUNTING, PRIVACY_TRADE_OFF, Budget, PlannedStatistic, ReleasePlan, error_basis, expected_error,
+    relative_reference, reliable_from, suggested_delta, with_privacy,
 )
-from workbench.core.report import released_error
+from workbench.core.report import released_error, released_number
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
@@ -57,7 +52,7 @@ SAMPLING_TIP = (
     + SAMPLING_CONDITIONS
 )
 HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)",
-           "Smallest group (rows)"]
+           "Smallest group (rows)", "Reliable from"]
 
 
 STATISTIC_AXIS = "noise added (in the statistic's units)"
@@ -335,7 +330,7 @@ class PreviewPage(QWidget):
         self.errors = []
         for row, planned in enumerate(plan.statistics):
             shown = budgeted.statistics[row] if budgeted else planned
-            epsilon_text, error_text, relative_text = f"{shown.budget.epsilon:.3g}", "—", ""
+            epsilon_text, error_text, relative_text, reliable_text = f"{shown.budget.epsilon:.3g}", "—", "", ""
             error = None
             try:
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
@@ -349,10 +344,11 @@ class PreviewPage(QWidget):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
                 else:
                     relative_text = words if not reference else ""
+                reliable_text = _reliable_text(shown, error, plan)
             except WorkbenchError as exc:
                 error_text = f"⚠ {exc}"
             self.errors.append(error)
-            items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text]
+            items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text, None, None, reliable_text]
             for column, text in enumerate(items):
                 if text is None:
                     continue
@@ -524,3 +520,15 @@ def _typed_number(field: QLineEdit, valid: Callable[[float], bool], problem: str
         return _INVALID
     field.setStyleSheet("")
     return value
+
+
+def _reliable_text(planned: PlannedStatistic, error: float, plan: ReleasePlan) -> str:
+    """Step 5's answer to "how large must a cell be to be reliable at this ε?" (its CV at most the plan's
+    threshold): rows for a count, the value in the column's units for a sum or a mean."""
+    smallest = reliable_from(planned, error, plan.reliability, plan.confidence)
+    if smallest is None:
+        return ""
+    caution = f"CV ≤ {plan.reliability.caution_above:.1%}"
+    if planned.statistic.type_name in COUNTING:
+        return f"{smallest:,.0f} rows ({caution})"
+    return f"{released_number(smallest, smallest * plan.reliability.caution_above)} ({caution})"

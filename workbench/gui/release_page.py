@@ -36,11 +36,11 @@ from workbench.core.release import (
     default_ledger_path,
     release,
 )
-from workbench.core.report import released_error, released_number, write_report
+from workbench.core.report import released_error, released_number, reliability_words, write_report
 from workbench.gui.document import PlanDocument
 from workbench.gui.workers import Task
 
-HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "ε", "δ", "Mechanism", "Note"]
+HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability", "ε", "δ", "Mechanism", "Note"]
 
 
 class ReleasePage(QWidget):
@@ -238,6 +238,7 @@ class ReleasePage(QWidget):
                 "" if cell.value is None else
                 released_number(cell.value, None if cell.error_unit else cell.error) if cell.reliable else "not reliable",
                 "" if cell.error is None else f"± {released_error(cell.error, cell.error_unit)}",
+                reliability_words(cell.flag, cell.cv),
                 f"{statistic.epsilon:.3g}", f"{statistic.delta:.2g}", statistic.mechanism, cell.note,
             ]
             for column, text in enumerate(texts):

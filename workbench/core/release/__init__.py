@@ -4,13 +4,16 @@ May import ``data``, ``privacy`` and ``statistics``; charges the ledger before a
 from workbench.core.release.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 from workbench.core.release.category_check import CategoryWarning, check_categories
 from workbench.core.release.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
+from workbench.core.release.reliability import Flag, ReliabilityRule, smallest_reliable_value
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan, suggested_delta
 from workbench.core.release.planner import (
+    COUNTING,
     PRIVACY_TRADE_OFF,
     budget_plan,
     error_basis,
     expected_error,
     relative_reference,
+    reliable_from,
     size_for_error,
     with_privacy,
 )
@@ -28,7 +31,8 @@ from workbench.core.release.versions import PrintVersion, software_in_words
 
 __all__ = [
     "BoundsEstimate", "Budget", "budget_plan", "categorical_column", "CategoryWarning", "check_categories",
-    "CHOSEN_AFTER_LOOKING_WORDS", "DatasetDescription", "DatasetRecord", "default_ledger_path",
+    "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_path", "Flag", "ReliabilityRule",
+    "smallest_reliable_value", "reliable_from",
     "describe_columns", "error_basis", "estimate_bounds", "expected_error", "Ledger", "NEUTRAL_NAME",
     "plan_template", "PlannedStatistic", "PostProcessing", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",

@@ -30,6 +30,7 @@ from workbench.core.privacy import (
 )
 from workbench.core.real import is_finite_real, is_whole_number
 from workbench.core.release.postprocess import PostProcessing
+from workbench.core.release.reliability import ReliabilityRule
 from workbench.core.statistics import Statistic, statistic_from_json
 
 PLAN_FORMAT = "dp-workbench-plan"
@@ -224,6 +225,7 @@ class ReleasePlan:
     statistics: tuple[PlannedStatistic, ...]
     total: Budget
     confidence: float = 0.95
+    reliability: ReliabilityRule = ReliabilityRule()  # public CV thresholds of each cell's flag
 
     def used_schema(self) -> Schema:
         """The schema less the columns no statistic reads (and that do not identify the person): a column
@@ -334,6 +336,7 @@ class ReleasePlan:
             "statistics": [planned.to_json() for planned in self.statistics],
             "total_budget": self.total.to_json(),
             "confidence": self.confidence,
+            **({"reliability": self.reliability.to_json()} if self.reliability != ReliabilityRule() else {}),
         }
 
     @classmethod
@@ -360,6 +363,7 @@ class ReleasePlan:
             statistics=tuple(PlannedStatistic.from_json(s, i) for i, s in enumerate(statistics)),
             total=Budget.from_json(data.get("total_budget"), "The plan's total budget"),
             confidence=float(confidence),
+            reliability=ReliabilityRule.from_json(data.get("reliability")),
         )
 
     def save(self, path: str | Path) -> None:

@@ -15,6 +15,7 @@ from workbench.core.data import Schema
 from workbench.core.errors import PlanError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
+from workbench.core.release.reliability import ReliabilityRule, smallest_reliable_value
 from workbench.core.statistics import Statistic
 
 MIN_EPSILON, MAX_EPSILON = 1e-4, 100.0
@@ -178,6 +179,18 @@ def relative_reference(statistic: Statistic, schema: Schema, size_estimate: floa
         middle = abs(spec.lower + spec.upper) / 2 or max(abs(spec.lower), abs(spec.upper))
         return size_estimate / groups * middle or None, "of size × middle of the bounds"
     return size_estimate / groups, "of the size estimate" + per_group
+
+
+COUNTING = ("count", "histogram", "crosstab")  # statistics whose cells count rows
+
+
+def reliable_from(planned: PlannedStatistic, error: float, rule: ReliabilityRule, confidence: float) -> float | None:
+    """The smallest value a cell of ``planned`` must have to be reliable with this error bound: for a count,
+    how many rows a group needs at this ε (step 5's planning question). None where no flag applies (ranks)."""
+    if planned.statistic.error_unit or not math.isfinite(error):
+        return None
+    value = smallest_reliable_value(error, rule, confidence)
+    return float(math.ceil(value)) if planned.statistic.type_name in COUNTING else value
 
 
 PRIVACY_TRADE_OFF = (

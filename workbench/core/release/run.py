@@ -10,6 +10,7 @@ them with their cost; if the charge is refused or fails, they are discarded unse
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration
 from workbench.core.release.plan import PlannedStatistic, ReleasePlan
 from workbench.core.release.postprocess import consistent_with_total
+from workbench.core.release.reliability import flagged
 from workbench.core.statistics import Cell
 
 RESULTS_FORMAT = "dp-workbench-results"
@@ -59,7 +61,9 @@ class ReleasedStatistic:
             **({"column_labels": dict(self.column_labels)} if self.column_labels else {}),
             "cells": [
                 {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note,
-                 "raw_value": c.raw_value, "reliable": c.reliable}
+                 "raw_value": c.raw_value, "reliable": c.reliable,
+                 **({"cv": c.cv if math.isfinite(c.cv) else None} if c.cv is not None else {}),  # JSON has no infinity
+                 **({"flag": c.flag} if c.flag else {})}
                 for c in self.cells
             ],
         }
@@ -82,6 +86,8 @@ class ReleasedStatistic:
                     "" if c.get("error_unit", "value") == "value" else c["error_unit"],
                     None if c.get("raw_value", c.get("value")) == c.get("value") else c["raw_value"],
                     bool(c.get("reliable", True)),
+                    _cv(c),
+                    str(c.get("flag", "")),
                 )
                 for c in data["cells"]
             ),
@@ -106,6 +112,7 @@ class Release:
     libraries: dict[str, str] = field(default_factory=dict)  # OpenDP's version (the noise) and the accountant's reference
     ledger: dict[str, Any] | None = None  # entry number and hash, dataset budget and spent after this release
     sampling: dict[str, Any] | None = None  # the amplified guarantee for the population, if a sampling rate is claimed
+    reliability: dict[str, Any] | None = None  # the plan's CV thresholds for each cell's flag (ReliabilityRule)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -121,6 +128,7 @@ class Release:
             "software": {"name": "DP Workbench", "version": self.software_version, "libraries": self.libraries},
             "ledger": self.ledger,
             **({"sampling": self.sampling} if self.sampling else {}),
+            **({"reliability": self.reliability} if self.reliability else {}),
         }
 
     @classmethod
@@ -152,12 +160,20 @@ class Release:
                 libraries=dict(data["software"].get("libraries", {})),
                 ledger=data.get("ledger"),
                 sampling=data.get("sampling"),
+                reliability=data.get("reliability"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise WorkbenchError(
                 f"The results file is incomplete or damaged ({type(exc).__name__}: {exc}). Export it again from "
                 "the release, or from the ledger (dp-workbench ledger export)."
             ) from None
+
+
+def _cv(cell: dict[str, Any]) -> float | None:
+    """A cell's CV as results.json holds it: null with a flag is a CV too large to write (a value of 0)."""
+    if cell.get("cv") is not None:
+        return float(cell["cv"])
+    return math.inf if cell.get("flag") else None
 
 
 def _released_statistics(plan: ReleasePlan, table: Table) -> tuple[ReleasedStatistic, ...]:
@@ -167,7 +183,10 @@ def _released_statistics(plan: ReleasePlan, table: Table) -> tuple[ReleasedStati
     ]
     data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
     released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
-    return _made_consistent(released, plan, [noises for _, _, noises in calibrated])
+    consistent = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
+    return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
+        replace(r, cells=tuple(flagged(c, plan.reliability, plan.confidence) for c in r.cells)) for r in consistent
+    )
 
 
 def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None) -> Release:
@@ -212,6 +231,7 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         software_version=__version__,
         libraries=versions.libraries(),
+        reliability=plan.reliability.to_json(),
     )
     before = None if new_dataset else ledger.dataset(name)
     recorded_plan = replace(plan, dataset=replace(plan.dataset, file_name=None)).to_json()  # no file name in the ledger

@@ -2,8 +2,8 @@
 May import every core layer before it; reads only released values and public context."""
 
 from workbench.core.report.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
-from workbench.core.report.numbers import released_error, released_number
+from workbench.core.report.numbers import coefficient_of_variation, released_error, released_number, reliability_words
 
 __all__ = [
-    "PAPER_SIZES", "released_error", "released_number", "REPORT_FORMATS", "write_report", "write_results",
+    "coefficient_of_variation", "PAPER_SIZES", "released_error", "released_number", "reliability_words", "REPORT_FORMATS", "write_report", "write_results",
 ]

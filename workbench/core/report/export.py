@@ -13,7 +13,7 @@ from typing import Sequence
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import Release
 
-CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
+CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "cv", "flag", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
 
 
 def result_rows(result: Release) -> list[dict[str, object]]:
@@ -31,6 +31,8 @@ def result_rows(result: Release) -> list[dict[str, object]]:
                     "error": "" if cell.error is None else cell.error,
                     "error_unit": cell.error_unit or "value",
                     "reliable": "yes" if cell.reliable else "no",
+                    "cv": "" if cell.cv is None else f"{cell.cv:.4g}",
+                    "flag": cell.flag,
                     "confidence": result.confidence,
                     "epsilon": statistic.epsilon,
                     "delta": statistic.delta,

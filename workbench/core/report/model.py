@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.core.privacy import Guarantee, risk, spent_in_words
-from workbench.core.release import Release, ReleasedStatistic, software_in_words
+from workbench.core.release import Flag, Release, ReleasedStatistic, software_in_words
 from workbench.core.report import figures as report_figures
-from workbench.core.report.numbers import released_error, released_number
+from workbench.core.report.numbers import released_error, released_number, reliability_words
 
 REFERENCES = {
     "dwork-roth": "C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy. Foundations and "
@@ -52,6 +52,7 @@ class ReportRow:
     value: str
     error: str
     note: str
+    reliability: str = ""  # its flag and CV ("use with caution (CV 21%)"); a suppressed cell shows no value
 
 
 @dataclass(frozen=True)
@@ -147,10 +148,10 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
     rows = tuple(
         ReportRow(
             cell=c.label or "—",
-            value=("not released" if c.value is None else released_number(c.value, None if c.error_unit else c.error))
-            if c.reliable else "not reliable",
-            error="" if c.error is None else f"± {released_error(c.error, c.error_unit)}",
+            value=_published_value(c),
+            error="" if c.error is None or c.flag == SUPPRESSED else f"± {released_error(c.error, c.error_unit)}",
             note=c.note,
+            reliability=reliability_words(c.flag, c.cv),
         )
         for c in statistic.cells
     )
@@ -169,6 +170,21 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
         pictures=_pictures(statistic, confidence, count),
         columns="; ".join(f"{name}: {label}" for name, label in statistic.column_labels),
     )
+
+
+SUPPRESSED = Flag.SUPPRESS.value  # as results.json writes it
+
+
+def _published_value(cell) -> str:
+    """What the report prints for a cell: its value, or why there is none (a cell too unreliable to publish is
+    suppressed; results.json still holds its noisy value for the curator)."""
+    if cell.value is None:
+        return "not released"
+    if cell.flag == SUPPRESSED:
+        return "suppressed"
+    if not cell.reliable:
+        return "not reliable"
+    return released_number(cell.value, None if cell.error_unit else cell.error)
 
 
 def _pictures(statistic: ReleasedStatistic, confidence: float, count: float | None) -> tuple[Picture, ...]:
@@ -282,6 +298,16 @@ def _methodology(release: Release, mechanisms: set[str]) -> tuple[str, ...]:
         "bound. They are exact for the noise distributions (or computed from public inputs by simulation where "
         "post-processing combines two noises) and cover the noise only."
     )
+    if release.reliability:
+        caution, suppress = release.reliability["caution_above"], release.reliability["suppress_above"]
+        lines.append(
+            "Reliability: each cell's coefficient of variation (CV) is its noise's standard error (the error bound "
+            "divided by the normal quantile of the confidence level, as agencies derive one from a margin of error) "
+            f"over the released value. A cell with a CV up to {caution:.1%} is reliable, up to {suppress:.1%} to be "
+            "used with caution, and above that too unreliable to publish: it is shown as suppressed (thresholds as "
+            "in Statistics Canada's Labour Force Survey unless the plan sets others). The CV counts the DP noise "
+            "only, not sampling error."
+        )
     lines.append(
         "Composition: the guarantees of the statistics are combined by the tightest valid accountant: basic "
         "composition, zero-concentrated DP (Bun & Steinke 2016) or privacy loss distributions (dp-accounting). "

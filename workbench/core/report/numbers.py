@@ -26,3 +26,17 @@ def released_error(error: float, unit: str = "") -> str:
     ("12 ranks"); a caller puts "±" before it where its layout wants one."""
     text = released_number(error, error)
     return f"{text} {unit}" if unit else text
+
+
+def coefficient_of_variation(cv: float) -> str:
+    """A cell's CV as a percentage: one decimal below 10% ("4.3%"), whole above ("21%"), "∞" for a value of 0."""
+    if not math.isfinite(cv):
+        return "∞"
+    return f"{cv:.1%}" if cv < 0.1 else f"{cv:,.0%}"
+
+
+def reliability_words(flag: str, cv: float | None) -> str:
+    """'use with caution (CV 21%)': a cell's flag and its CV, or nothing where no flag applies (a quantile)."""
+    if not flag:
+        return ""
+    return flag if cv is None else f"{flag} (CV {coefficient_of_variation(cv)})"

@@ -114,13 +114,13 @@ def render_pdf(report: Report, paper: str = "a4") -> bytes:
     story.append(p("Released statistics", "h2"))
     story.append(p(f"“±” is the half-width of an interval that holds the noise with {report.confidence:.0%} probability.", "small"))
     for section in report.statistics:
-        rows = [[Paragraph(f"<b>{h}</b>", styles["cell"]) for h in ("Cell", "Released value", f"Error ({report.confidence:.0%})", "Note")]]
+        headers = ("Cell", "Released value", f"Error ({report.confidence:.0%})", "Reliability", "Note")
+        rows = [[Paragraph(f"<b>{h}</b>", styles["cell"]) for h in headers]]
         rows += [
-            [Paragraph(escape(r.cell), styles["cell"]), Paragraph(escape(r.value), styles["cell"]),
-             Paragraph(escape(r.error), styles["cell"]), Paragraph(escape(r.note), styles["cell"])]
+            [Paragraph(escape(text), styles["cell"]) for text in (r.cell, r.value, r.error, r.reliability, r.note)]
             for r in section.rows
         ]
-        table = Table(rows, colWidths=[0.26 * width, 0.18 * width, 0.18 * width, 0.38 * width], repeatRows=1)
+        table = Table(rows, colWidths=[0.22 * width, 0.15 * width, 0.15 * width, 0.16 * width, 0.32 * width], repeatRows=1)
         table.setStyle(TableStyle([
             ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#bbbbbb")),
             ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#f0f0f0")),

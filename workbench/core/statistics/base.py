@@ -49,6 +49,8 @@ class Cell:
     error_unit: str = ""  # what ``error`` counts if not the value's own units ("ranks" for a quantile)
     raw: float | None = None  # the noisy value before post-processing (None: post-processing left it as it is)
     reliable: bool = True  # False: the error bar is wider than the range the value can take
+    cv: float | None = None  # the noise's coefficient of variation (release.reliability); None: not applicable
+    flag: str = ""  # reliable / use with caution / too unreliable to publish, by the plan's CV thresholds
 
     @property
     def raw_value(self) -> float | None:
