@@ -20,6 +20,8 @@ from workbench.core.report.model import build_report
     (842.02563, None, "842.03"),  # no error: two decimals
     (17.0, 0.0, "17"),  # a public value (no noise)
     (5.5, float("inf"), "5.50"),
+    (1648.0, 6.0, "1,648"),  # a count with discrete noise: no decimals either side
+    (1648.0, 6.5, "1,648.0"),  # an error that is not whole (a rounded or derived one): the rule as usual
 ])
 def test_a_released_number_shows_the_digits_its_error_allows(value, error, text):
     assert released_number(value, error) == text
@@ -30,6 +32,7 @@ def test_an_error_shows_two_significant_digits_and_its_unit():
     assert released_error(1.2296) == "1.2"
     assert released_error(0.0123) == "0.012"
     assert released_error(1504.99) == "1,505"
+    assert released_error(6.0) == "6"
     assert released_error(12.0, "ranks") == "12 ranks"
 
 

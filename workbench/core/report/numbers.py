@@ -11,11 +11,13 @@ def released_number(value: float, error: float | None) -> str:
 
     An error of 240 gives whole numbers (12,345); one of 1.2 gives one decimal (37.5); one of
     0.012 gives three (0.347): the error's first two significant digits are shown, the value
-    to the same place. Without a usable error (none, zero, infinite, or in other units, such as a
+    to the same place. A whole number with a whole-number error (a count) stays whole. Without a usable error (none, zero, infinite, or in other units, such as a
     quantile's ranks) a whole number is written whole and any other to two decimals.
     """
     if error is None or error <= 0 or not math.isfinite(error):
         digits = 0 if float(value).is_integer() else 2
+    elif float(value).is_integer() and float(error).is_integer():
+        digits = 0  # a count and its whole-number bound (discrete noise): 1,648 ± 6, never 1,648.0 ± 6.0
     else:
         digits = max(0, 1 - math.floor(math.log10(error)))
     return f"{value:,.{digits}f}"
