@@ -189,10 +189,12 @@ def _published_value(cell) -> str:
 
 def _pictures(statistic: ReleasedStatistic, confidence: float, count: float | None) -> tuple[Picture, ...]:
     pictures = []
-    cells = [c for c in statistic.cells if c.value is not None]
+    cells = [c for c in statistic.cells if c.value is not None and c.flag != SUPPRESSED]  # as the table prints them
     if statistic.type in ("histogram", "crosstab") and cells:
+        left_out = len(statistic.cells) - len(cells)
         pictures.append(Picture(
-            f"{statistic.label}: released counts with their {confidence:.0%} error bounds.",
+            f"{statistic.label}: released counts with their {confidence:.0%} error bounds."
+            + (f" {left_out} suppressed or unreleased cell{'s are' if left_out > 1 else ' is'} not drawn." if left_out else ""),
             report_figures.bars_with_errors(
                 [c.label for c in cells], [c.value for c in cells], [c.error or 0.0 for c in cells], statistic.label
             ),
