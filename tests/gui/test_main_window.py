@@ -156,7 +156,8 @@ def test_release_charges_the_ledger_shows_values_and_exports(qtbot, window, samp
     published = [(row.value, row.error) for row in report_rows]  # one formatter for the app and the report
     assert [s for s, p in zip(shown, published) if p[0] != "suppressed"] == [p for p in published if p[0] != "suppressed"]
     assert [page.results.item(i, 4).text() for i in range(len(report_rows))] == [row.reliability for row in report_rows]
-    assert "too unreliable to publish (CV ∞)" in [row.reliability for row in report_rows]  # an empty '(other)' bin
+    # the two '(other)' bins hold no rows: both come out reliable only if both noises land far out (about 7e-6)
+    assert any(row.reliability.startswith("too unreliable to publish") for row in report_rows)
     assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
     page.paper.setCurrentText("Letter")
     page.start_export(tmp_path / "out")  # in the background, as the button does
