@@ -12,24 +12,21 @@ from workbench.cli.output import print_table, say
 from workbench.core.data import ColumnKind, propose_kinds
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import (
-    COUNTING,
     NEUTRAL_NAME,
     PRIVACY_TRADE_OFF,
     PROPOSAL_WORDS,
     Ledger,
-    PlannedStatistic,
     ReleasePlan,
     budget_plan,
     error_basis,
     estimate_bounds,
     expected_error,
     plan_template,
-    reliable_from,
     size_for_error,
     with_bounds,
     with_privacy,
 )
-from workbench.core.report import released_error, released_number
+from workbench.core.report import released_error, reliable_from_words
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -144,7 +141,7 @@ def _plan_budget(args: argparse.Namespace) -> int:
             else released_error(error, planned.statistic.error_unit),
             error_basis(planned, plan.schema, size) or ("each cell" if planned.statistic.by else ""),
             "" if planned.target_error is None else f"{planned.target_error:g}",
-            _reliable_from(planned, error, plan),
+            reliable_from_words(planned, error, plan),
         ))
         if planned.statistic.by and planned.target_error is not None and planned.smallest_group is None:
             rows_needed = size_for_error(planned, plan.schema, planned.target_error, plan.confidence)
@@ -189,11 +186,3 @@ def _bounds(args: argparse.Namespace) -> int:
         print("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
     return 0
 
-
-def _reliable_from(planned: PlannedStatistic, error: float, plan: ReleasePlan) -> str:
-    smallest = reliable_from(planned, error, plan.reliability, plan.confidence)
-    if smallest is None:
-        return ""
-    if planned.statistic.type_name in COUNTING:
-        return f"{smallest:,.0f} rows"
-    return released_number(smallest, smallest * plan.reliability.caution_above)

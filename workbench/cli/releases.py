@@ -14,7 +14,13 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
 from workbench.core.report import (
-    PAPER_SIZES, REPORT_FORMATS, coefficient_of_variation, released_error, released_number, write_report, write_results,
+    PAPER_SIZES,
+    REPORT_FORMATS,
+    coefficient_of_variation,
+    released_error,
+    released_number,
+    write_report,
+    write_results,
 )
 from workbench.core.statistics import Cell
 

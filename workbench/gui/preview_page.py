@@ -36,10 +36,15 @@ from workbench.core.data import Neighbouring
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, compose, noise_probability, reading
 from workbench.core.release import (
-    COUNTING, PRIVACY_TRADE_OFF, Budget, PlannedStatistic, ReleasePlan, error_basis, expected_error,
-    relative_reference, reliable_from, suggested_delta, with_privacy,
+    PRIVACY_TRADE_OFF,
+    Budget,
+    error_basis,
+    expected_error,
+    relative_reference,
+    suggested_delta,
+    with_privacy,
 )
-from workbench.core.report import released_error, released_number
+from workbench.core.report import released_error, reliable_from_words
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
@@ -344,7 +349,9 @@ class PreviewPage(QWidget):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
                 else:
                     relative_text = words if not reference else ""
-                reliable_text = _reliable_text(shown, error, plan)
+                reliable_text = reliable_from_words(shown, error, plan)
+                if reliable_text:
+                    reliable_text += f" (CV ≤ {plan.reliability.caution_above:.1%})"
             except WorkbenchError as exc:
                 error_text = f"⚠ {exc}"
             self.errors.append(error)
@@ -521,14 +528,3 @@ def _typed_number(field: QLineEdit, valid: Callable[[float], bool], problem: str
     field.setStyleSheet("")
     return value
 
-
-def _reliable_text(planned: PlannedStatistic, error: float, plan: ReleasePlan) -> str:
-    """Step 5's answer to "how large must a cell be to be reliable at this ε?" (its CV at most the plan's
-    threshold): rows for a count, the value in the column's units for a sum or a mean."""
-    smallest = reliable_from(planned, error, plan.reliability, plan.confidence)
-    if smallest is None:
-        return ""
-    caution = f"CV ≤ {plan.reliability.caution_above:.1%}"
-    if planned.statistic.type_name in COUNTING:
-        return f"{smallest:,.0f} rows ({caution})"
-    return f"{released_number(smallest, smallest * plan.reliability.caution_above)} ({caution})"

@@ -4,7 +4,6 @@ May import ``data``, ``privacy`` and ``statistics``; charges the ledger before a
 from workbench.core.release.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 from workbench.core.release.category_check import CategoryWarning, check_categories
 from workbench.core.release.ledger import DatasetRecord, Ledger, default_ledger_path, release_events
-from workbench.core.release.reliability import Flag, ReliabilityRule, smallest_reliable_value
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan, suggested_delta
 from workbench.core.release.planner import (
     COUNTING,
@@ -18,6 +17,7 @@ from workbench.core.release.planner import (
     with_privacy,
 )
 from workbench.core.release.postprocess import PostProcessing
+from workbench.core.release.reliability import Flag, ReliabilityRule, smallest_reliable_value
 from workbench.core.release.run import Release, ReleasedStatistic, release
 from workbench.core.release.template import (
     CHOSEN_AFTER_LOOKING_WORDS,

@@ -66,13 +66,17 @@ class ReliabilityRule:
         return cls(float(caution), float(suppress))
 
 
+def _standard_error(error: float, confidence: float) -> float:
+    """An error bound at ``confidence`` read as a standard error, as agencies read a margin of error: t / z."""
+    return error / NormalDist().inv_cdf((1 + confidence) / 2)
+
+
 def noise_cv(value: float | None, error: float | None, confidence: float) -> float | None:
-    """The noise's standard error (the error bound over z at ``confidence``) over |value|; infinite at 0.
-    None where it has no meaning: no value, no error, or an error in other units (a quantile's ranks)."""
+    """The noise's standard error over |value|; infinite at 0. None without a value or an error
+    (``flagged`` leaves out an error in other units, a quantile's ranks)."""
     if value is None or error is None:
         return None
-    standard_error = error / NormalDist().inv_cdf((1 + confidence) / 2)
-    return math.inf if value == 0 else standard_error / abs(value)
+    return math.inf if value == 0 else _standard_error(error, confidence) / abs(value)
 
 
 def flagged(cell: Cell, rule: ReliabilityRule, confidence: float) -> Cell:
@@ -90,4 +94,4 @@ def flagged(cell: Cell, rule: ReliabilityRule, confidence: float) -> Cell:
 def smallest_reliable_value(error: float, rule: ReliabilityRule, confidence: float) -> float:
     """The smallest |value| whose cell, with this error bound, is reliable (CV at most ``caution_above``):
     for a count, the rows a group needs for its cell to be reliable at this ε."""
-    return error / NormalDist().inv_cdf((1 + confidence) / 2) / rule.caution_above
+    return _standard_error(error, confidence) / rule.caution_above

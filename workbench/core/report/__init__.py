@@ -2,8 +2,14 @@
 May import every core layer before it; reads only released values and public context."""
 
 from workbench.core.report.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
-from workbench.core.report.numbers import coefficient_of_variation, released_error, released_number, reliability_words
+from workbench.core.report.numbers import (
+    coefficient_of_variation,
+    released_error,
+    released_number,
+    reliability_words,
+    reliable_from_words,
+)
 
 __all__ = [
-    "coefficient_of_variation", "PAPER_SIZES", "released_error", "released_number", "reliability_words", "REPORT_FORMATS", "write_report", "write_results",
+    "coefficient_of_variation", "PAPER_SIZES", "released_error", "released_number", "reliability_words", "reliable_from_words", "REPORT_FORMATS", "write_report", "write_results",
 ]

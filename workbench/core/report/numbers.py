@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from workbench.core.release import COUNTING, PlannedStatistic, ReleasePlan, reliable_from
+
 
 def released_number(value: float, error: float | None) -> str:
     """``value`` with thousands separators, to the digits its ``error`` allows.
@@ -42,3 +44,15 @@ def reliability_words(flag: str, cv: float | None) -> str:
     if not flag:
         return ""
     return flag if cv is None else f"{flag} (CV {coefficient_of_variation(cv)})"
+
+
+def reliable_from_words(planned: PlannedStatistic, error: float, plan: ReleasePlan) -> str:
+    """From what size a cell of ``planned`` is reliable at this error bound (CV at most the plan's
+    threshold): "372 rows" for a count, the value in the column's units for a sum or a mean; nothing
+    where no flag applies (a quantile's ranks, an unknown error). As step 5 and ``plan-budget`` say it."""
+    smallest = reliable_from(planned, error, plan.reliability, plan.confidence)
+    if smallest is None:
+        return ""
+    if planned.statistic.type_name in COUNTING:
+        return f"{smallest:,.0f} rows"
+    return released_number(smallest, smallest * plan.reliability.caution_above)
