@@ -21,6 +21,14 @@ def test_gaussian_calibration_is_accepted_by_opendp_and_as_small_as_its_search(s
     assert noise.scale == pytest.approx(reference, rel=1e-6)
 
 
+def test_gaussian_calibration_at_the_smallest_positive_delta_is_finite_and_accepted():
+    """1 / 5e-324 overflows to infinity: the conversion once divided by a zero rho (found by the plan fuzzer)."""
+    for verified in (True, False):
+        noise = calibrate(MechanismKind.GAUSSIAN, 1.0, 0.1, 5e-324, verified=verified)
+        assert math.isfinite(noise.scale) and noise.scale > 0
+    assert _approx_dp(calibrate(MechanismKind.GAUSSIAN, 1.0, 0.1, 5e-324).scale, 5e-324).check(1.0, (0.1, 5e-324))
+
+
 def test_laplace_scale_is_sensitivity_over_epsilon():
     assert calibrate(MechanismKind.LAPLACE, 8, 0.5).scale == pytest.approx(16.0)
 

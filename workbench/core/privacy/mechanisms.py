@@ -300,7 +300,7 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
     """epsilon of rho-zCDP at delta: inf over alpha > 1 of
     rho*alpha + (log(1/delta) + (alpha-1) log(1 - 1/alpha) - log(alpha)) / (alpha - 1)  (CKS20, Prop. 12)."""
 
-    log_inv_delta = math.log(1 / delta)
+    log_inv_delta = -math.log(delta)  # not log(1 / delta): 1 / 5e-324 overflows
     start = np.linspace(1.0 + 1e-9, max(2.0, 10.0 * (1.0 + math.sqrt(log_inv_delta / rho))), 129)
     least = _least_value(lambda alpha: rho * alpha + _cks20_term(alpha, log_inv_delta), start, rounds=9)
     return max(0.0, least)
@@ -313,7 +313,7 @@ def _largest_rho(epsilon: float, delta: float) -> float:
     is max over alpha of (epsilon - g(alpha)) / alpha: one maximisation, searched on a log
     grid and refined by ternary search (the candidate is then checked by OpenDP).
     """
-    log_inv_delta = math.log(1 / delta)
+    log_inv_delta = -math.log(delta)  # not log(1 / delta): 1 / 5e-324 overflows
     start = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8
     least = _least_value(lambda alpha: -(epsilon - _cks20_term(alpha, log_inv_delta)) / alpha, start, rounds=5)
     return max(0.0, -least)
