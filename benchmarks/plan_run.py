@@ -81,7 +81,10 @@ def baseline_exact(frame: pd.DataFrame, plan: ReleasePlan) -> list[list[Any]]:
         rows = np.ones(len(frame), dtype=bool)
         for name in statistic.column_names:
             rows &= present[name]
-        groups = codes[statistic.by][rows] if statistic.by else np.zeros(int(rows.sum()), dtype=np.int64)
+        groups = np.zeros(int(rows.sum()), dtype=np.int64)
+        for name in statistic.by:  # combinations of several grouping columns, the last varying fastest
+            bins = len(schema.column(name).bins)
+            groups = np.where((groups >= 0) & (codes[name][rows] >= 0), groups * bins + codes[name][rows], -1)
         n_groups = len(statistic.groups(schema))
         counts = lambda: np.bincount(groups[groups >= 0], minlength=n_groups).tolist()  # noqa: E731
         if isinstance(statistic, Count):

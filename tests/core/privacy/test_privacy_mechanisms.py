@@ -6,6 +6,8 @@ probability at most 1e-6 (the Clopper-Pearson level): that is the false-failure 
 The same check is shown to catch broken mechanisms (too little noise).
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -161,6 +163,47 @@ def test_sum_by_group_under_substitute_stays_within_epsilon():
     wrong = calibrate(MechanismKind.LAPLACE, ungrouped, 1.0)
     caught = epsilon_from_events(corner_events(wrong, sums_x), corner_events(wrong, sums_y))
     assert caught.epsilon_lower_bound > 1.0, caught
+
+
+def test_mean_by_two_columns_with_k_rows_under_substitute_stays_within_epsilon():
+    """Groups by region and sex: a person's k = 2 rows moved from (north, f) to (south, m) move both groups'
+    centred sums and counts. End to end through prepare, the plan's calibration and OpenDP's noise; a
+    sensitivity that forgets the person's second row (k = 1) is caught. (For a centred sum, one sum's
+    substitute sensitivity k (upper - lower) equals the grouped one, so that breakage would not differ.)"""
+    schema = Schema(
+        columns=(IdentifierColumn("pid"), NumericColumn("x", lower=0, upper=10),
+                 CategoricalColumn("region", categories=("north", "south"), outside=OutsideCategories.DROP),
+                 CategoricalColumn("sex", categories=("f", "m"), outside=OutsideCategories.DROP)),
+        unit=PrivacyUnit("pid", 2),
+        neighbouring=Neighbouring.SUBSTITUTE,
+        public_size=5,
+    )
+    statistic = Mean("x", by=("region", "sex"))
+    planned = PlannedStatistic(statistic, MechanismKind.LAPLACE, Budget(1.0))
+    base = pd.DataFrame({"pid": [1, 2, 2], "x": [1.0, 2.0, 3.0], "region": ["north", "south", "north"],
+                         "sex": ["m", "f", "f"]})
+    x = pd.concat([base, pd.DataFrame({"pid": [3, 3], "x": [10.0, 10.0], "region": "north", "sex": "f"})])
+    y = pd.concat([base, pd.DataFrame({"pid": [3, 3], "x": [10.0, 10.0], "region": "south", "sex": "m"})])
+    noise, _ = planned.noises(schema)  # the centred sum's; the count's is checked by the histogram tests
+    (sums_x, _), (sums_y, _) = (statistic.exact(prepare(_table(t.reset_index(drop=True)), schema)) for t in (x, y))
+    assert statistic.groups(schema) == ("north / f", "north / m", "south / f", "south / m")
+    assert sum(abs(a - b) for a, b in zip(sums_x, sums_y)) == noise.sensitivity  # groups 0 and 3 move by 2k x 5
+
+    def corner_events(mechanism: Noise, sums: list[int]) -> dict[str, np.ndarray]:
+        noisy = mechanism.sample(sums * N).astype(float).reshape(N, len(sums))  # (north, f) ... (south, m)
+        step = noise.scale / 2
+        high, low = max(sums_x[0], sums_y[0]), min(sums_x[3], sums_y[3])
+        return {f"(north, f) high, (south, m) low ({j})": (noisy[:, 0] >= high + j * step)
+                & (noisy[:, 3] <= low - j * step) for j in range(3)}
+
+    honest = epsilon_from_events(corner_events(noise, sums_x), corner_events(noise, sums_y))
+    assert honest.epsilon_lower_bound <= planned.budget.epsilon / 2, honest  # the sum gets half of ε
+
+    one_row = Mean("x", by=("region", "sex")).queries(replace(schema, unit=PrivacyUnit()))[0].sensitivity.l1
+    assert one_row == noise.sensitivity / 2
+    wrong = calibrate(MechanismKind.LAPLACE, one_row, noise.epsilon)
+    caught = epsilon_from_events(corner_events(wrong, sums_x), corner_events(wrong, sums_y))
+    assert caught.epsilon_lower_bound > noise.epsilon, caught
 
 
 def test_mean_by_group_parts_are_grouped_queries():

@@ -185,3 +185,74 @@ def test_grouped_sum_matches_brute_force(lo, hi, k, a_min, neighbouring):
     stated = sensitivity.grouped_sum(lo, hi, k, a_min, neighbouring)
     assert stated.l1 == l1
     assert stated.l2 == pytest.approx(l2, rel=1e-12) and stated.l2 >= l2
+
+
+def _by_several_columns_table(rows):
+    import pandas as pd
+
+    from workbench.core.data.io import Table
+
+    frame = pd.DataFrame(rows, columns=["pid", "x", "c", "c2", "c3"])
+    return Table(frame=frame, source=__import__("pathlib").Path("people.csv"), file_format="text")
+
+
+OTHERS = [(100, 7.0, "a", "u", "p"), (101, 0.0, "b", "v", "q"), (102, 3.0, "c", "u", "q")]
+
+
+def brute_force_statistic(statistic, s, k: int) -> list[tuple[float, float]]:
+    """Per query, the largest (L1, L2) change of the exact answer vector when one person (up to k rows, each
+    with any extreme value and any combination of grouping categories, or a missing one) is added or removed,
+    or replaced by another, computed through ``prepare`` and ``statistic.exact`` themselves."""
+    import numpy as np
+
+    from workbench.core.data.prepare import prepare
+
+    row_choices = list(itertools.product((s.column("x").lower, s.column("x").upper), ("a", "b"), ("u", "v"),
+                                         ("p", None)))
+    people = [rows for n in range(1, k + 1) for rows in itertools.product(row_choices, repeat=n)]
+    answers = [statistic.exact(prepare(_by_several_columns_table(OTHERS), s))]
+    for rows in people:
+        table = OTHERS + [(1, x, c, c2, c3) for x, c, c2, c3 in rows]
+        answers.append(statistic.exact(prepare(_by_several_columns_table(table), s)))
+    worst = []
+    for q in range(len(answers[0])):
+        vectors = np.array([a[q] for a in answers], dtype=float)
+        if s.neighbouring is ADD:
+            changes = vectors[1:] - vectors[0]
+        else:  # the same others, and one person replaced by another (each with at least one row)
+            changes = (vectors[1:, None, :] - vectors[None, 1:, :]).reshape(-1, vectors.shape[1])
+        worst.append((float(np.abs(changes).sum(axis=1).max()), float(np.sqrt((changes ** 2).sum(axis=1)).max())))
+    return worst
+
+
+@pytest.mark.parametrize("neighbouring", [ADD, SUB])
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("make", [
+    lambda: Count(by=("c2", "c3")),
+    lambda: Sum("x", by=("c2", "c3")),
+    lambda: Mean("x", by=("c", "c2", "c3")),
+    lambda: Variance("x", by=("c2", "c3")),
+    lambda: Histogram("c", by=("c2", "c3")),
+    lambda: CrossTab(("c", "c2"), by=("c3",)),
+], ids=["count", "sum", "mean", "variance", "histogram", "crosstab"])
+def test_statistics_by_several_columns_match_brute_force(make, k, neighbouring):
+    """Groups made by two or three columns partition the rows like groups by one, so the stated sensitivity
+    (``grouped_sum``) must be exactly the largest change brute force finds, for both relations and k > 1."""
+    statistic = make()
+    s = schema(neighbouring, k=k, lower=-2.0, upper=3.0)
+    found = brute_force_statistic(statistic, s, k)
+    queries = statistic.queries(s)
+    assert [q.name for q in queries] and len(found) == len(queries)
+    for query, (l1, l2) in zip(queries, found):
+        assert query.sensitivity.l1 == pytest.approx(l1, rel=1e-12), query.name
+        assert query.sensitivity.l2 >= l2 * (1 - 1e-12) and query.sensitivity.l2 == pytest.approx(l2, rel=1e-9), query.name
+
+
+def test_the_statistic_brute_force_catches_groups_treated_as_one_sum():
+    """The check above is not vacuous: under substitute a person moved between two groups of (c2, c3) changes
+    the vector by twice what one sum can, so the one-sum sensitivity is found too small."""
+    s = schema(SUB, k=2, lower=-2.0, upper=3.0)
+    statistic = Sum("x", by=("c2", "c3"))
+    ((l1, _),) = brute_force_statistic(statistic, s, 2)
+    one_sum = Sum("x").queries(s)[0].sensitivity.l1
+    assert one_sum < l1

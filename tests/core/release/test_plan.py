@@ -117,11 +117,20 @@ def test_statistics_by_group_round_trip_and_share_one_epsilon(sample_plan_path):
     assert plan.guarantee().epsilon == pytest.approx(0.8, rel=1e-4)  # eight regions, one ε: parallel composition
 
 
-def test_by_written_as_a_list_of_one_column_is_that_column_and_of_two_is_refused(sample_plan_path):
+def test_by_takes_one_column_or_a_list_of_up_to_three_and_writes_them_back_as_read(sample_plan_path):
     plan = edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region"]))
-    assert plan.statistics[3].statistic.by == "region"
-    with pytest.raises(PlanError, match=r"Statistic 4: 'by' names one categorical column.*not a list of 2.*crosstab"):
-        edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region", "sex"]))
+    assert plan.statistics[3].statistic.by == ("region",)
+    assert plan.statistics[3].to_json()["by"] == "region"  # one column is written as a name, as before
+    plan = edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region", "sex"]))
+    assert plan.statistics[3].statistic.by == ("region", "sex")
+    assert plan.statistics[3].to_json()["by"] == ["region", "sex"]
+    assert ReleasePlan.from_json(plan.to_json()) == plan
+    with pytest.raises(PlanError, match=r"Statistic 4: 'by' names one categorical column.*or a list of up to 3"):
+        edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region", "sex", "a", "b"]))
+    with pytest.raises(PlanError, match=r"Statistic 4: 'by' names a column twice \(region, region\)"):
+        edited(sample_plan_path, lambda d: d["statistics"][3].update(by=["region", "region"]))
+    with pytest.raises(PlanError, match=r"Statistic 4: 'by' names one categorical column"):
+        edited(sample_plan_path, lambda d: d["statistics"][3].update(by=[]))
 
 
 def test_numeric_histogram_round_trips_with_its_edges(sample_plan_path):

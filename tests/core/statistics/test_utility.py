@@ -103,6 +103,12 @@ CASES = [
     (Histogram("x", edges=(10, 50, 90)), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 3, 0.5),
     (Histogram("x", by="c", edges=(25, 75)), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 1, 0.5),
     (CrossTab(("c", "d")), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 2, 0.5),
+    # by two columns (issue 21, 2): groups of (c, d) partition the rows like groups of one column. (With
+    # Gaussian noise under substitute, k = 2, these groups of ~150 rows are covered ~97% even at ε = 4: the
+    # mean's self-consistent bound, which does not know the true offset, is loose for small groups; honest.)
+    (Mean("x", by=("c", "d")), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 2, 1.0),
+    (Sum("x", by=("c", "d")), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 2, 0.5),
+    (Count(by=("c", "d")), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 3, 0.3),
 ]
 
 

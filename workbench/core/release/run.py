@@ -25,7 +25,7 @@ from workbench.core.release.ledger import Ledger, LedgerError, Registration
 from workbench.core.release.plan import PlannedStatistic, ReleasePlan
 from workbench.core.release.postprocess import consistent_with_total
 from workbench.core.release.reliability import flagged
-from workbench.core.statistics import Cell
+from workbench.core.statistics import Cell, grouping, grouping_json
 
 RESULTS_FORMAT = "dp-workbench-results"
 RESULTS_VERSION = 1
@@ -36,7 +36,7 @@ class ReleasedStatistic:
     label: str
     type: str
     column: str | None
-    by: str | None
+    by: tuple[str, ...]  # the grouping columns; () for none
     mechanism: str
     epsilon: float
     delta: float
@@ -51,7 +51,7 @@ class ReleasedStatistic:
             "label": self.label,
             "type": self.type,
             "column": self.column,
-            "by": self.by,
+            "by": grouping_json(self.by),
             "mechanism": self.mechanism,
             "epsilon": self.epsilon,
             "delta": self.delta,
@@ -74,7 +74,7 @@ class ReleasedStatistic:
             label=data["label"],
             type=data["type"],
             column=data.get("column"),
-            by=data.get("by"),
+            by=grouping(data.get("by")),
             mechanism=data["mechanism"],
             epsilon=float(data["epsilon"]),
             delta=float(data["delta"]),

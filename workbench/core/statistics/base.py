@@ -4,15 +4,18 @@ A statistic names the integer queries it needs (with their sensitivity, from the
 alone), computes their exact answers from prepared data, and turns noisy answers into
 released cells with an error bound. It never draws noise itself.
 
-Any statistic can be computed ``by`` a categorical column: one value per public category
-of that column (and '(other)' if kept). All groups are one query whose sensitivity counts
-every group a person can touch (``sensitivity.grouped_sum``): parallel composition, so
-the groups share one ε instead of each spending it. The helpers here that read columns and
+Any statistic can be computed ``by`` one to three categorical columns: one value per public
+category of that column (and '(other)' if kept), or per combination of the columns' categories
+("mean income by region and sex"). The groups partition the rows however many columns make
+them, so all groups are one query whose sensitivity counts every group a person can touch
+(``sensitivity.grouped_sum``): parallel composition, so the groups share one ε instead of each
+spending it. The helpers here that read columns and
 groups are shared by the families (``counts``, ``moments``, ``quantiles``).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -21,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, OutsideCategories, PreparedData, Schema
-from workbench.core.errors import SchemaError
+from workbench.core.errors import PlanError, SchemaError
 from workbench.core.privacy import MechanismKind, Noise, Sensitivity, sensitivity
 from workbench.core.statistics.grid import exact_sum
 
@@ -58,15 +61,41 @@ class Cell:
         return self.value if self.raw is None else self.raw
 
 
+MAX_GROUPING_COLUMNS = 3
+MAX_GROUPS = 100_000  # beyond this a table is noise in every cell, and too large to show or check by eye
+
+
+def grouping(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """``by`` as code or a plan may write it: no column (None), one name, or several names."""
+    if by is None or by == "":
+        return ()
+    return (by,) if isinstance(by, str) else tuple(by)
+
+
+def grouping_words(columns: Sequence[str]) -> str:
+    """'region', 'region and sex', 'region, sex and age group'."""
+    return columns[0] if len(columns) == 1 else f"{', '.join(columns[:-1])} and {columns[-1]}"
+
+
+def grouping_json(columns: tuple[str, ...]) -> str | list[str] | None:
+    """``by`` as plans and results write it: one name as a string (as before several were allowed), several as a list."""
+    if not columns:
+        return None
+    return columns[0] if len(columns) == 1 else list(columns)
+
+
 class Statistic:
     """A released statistic: its queries, their exact answers, and the released cells."""
 
     type_name: ClassVar[str] = ""
-    by: str | None = None  # a categorical column: one value per group
+    by: tuple[str, ...] = ()  # categorical columns: one value per group (a combination of their categories)
     mechanisms: ClassVar[tuple[MechanismKind, ...]] = (MechanismKind.LAPLACE, MechanismKind.GAUSSIAN)
     error_unit: ClassVar[str] = ""  # what the error bound counts, if not the statistic's own units
     # the noise goes into sums the value is computed from (a mean, a variance), not into the value itself
     computed_from_noisy_sums: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by", grouping(self.by))  # Mean("income", by="region") names one column
 
     @property
     def label(self) -> str:
@@ -75,13 +104,37 @@ class Statistic:
     @property
     def column_names(self) -> tuple[str, ...]:
         """Every column the statistic reads (a row missing one of them is left out)."""
-        return (self.by,) if self.by else ()
+        return self.by
+
+    def grouping_specs(self, schema: Schema) -> tuple[CategoricalColumn, ...]:
+        """The grouping columns' descriptions, checked: categorical, different, at most three, and not too
+        many groups together."""
+        if not self.by:
+            return ()
+        if len(self.by) > MAX_GROUPING_COLUMNS or len(set(self.by)) != len(self.by):
+            raise PlanError(
+                f"A {self.type_name} by group is by one to {MAX_GROUPING_COLUMNS} different categorical columns, "
+                f"not by {', '.join(self.by)}."
+            )
+        specs = tuple(categorical_spec(schema, c, f"{self.type_name} by group", grouping=True) for c in self.by)
+        groups = math.prod(len(spec.bins) for spec in specs)
+        if groups > MAX_GROUPS:
+            raise PlanError(
+                f"The {self.type_name} by {grouping_words(self.by)} would release {groups:,} groups (one per "
+                f"combination of their categories), more than {MAX_GROUPS:,}: every one would be mostly noise. "
+                "Group by fewer columns, or merge categories."
+            )
+        return specs
 
     def groups(self, schema: Schema) -> tuple[str, ...]:
-        """The groups of a statistic ``by`` a column: that column's bins; else one unnamed group."""
-        if not self.by:
+        """The groups of a statistic ``by`` columns: every combination of their bins, in order ("North / female");
+        without ``by``, one unnamed group."""
+        specs = self.grouping_specs(schema)
+        if not specs:
             return ("",)
-        return categorical_spec(schema, self.by, f"{self.type_name} by group", grouping=True).bins
+        if len(specs) == 1:
+            return specs[0].bins
+        return tuple(" / ".join(combination) for combination in itertools.product(*(spec.bins for spec in specs)))
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         raise NotImplementedError
@@ -122,10 +175,17 @@ class Statistic:
         return (-math.inf, math.inf)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type_name, **({"by": self.by} if self.by else {})}
+        return {"type": self.type_name, **({"by": grouping_json(self.by)} if self.by else {})}
 
     def _by_words(self) -> str:
-        return f" by {self.by}" if self.by else ""
+        return f" by {grouping_words(self.by)}" if self.by else ""
+
+    def _in_each_group(self, preposition: str = "in") -> str:
+        """' in each category of region', ' in each combination of region and sex' (for methods)."""
+        if not self.by:
+            return ""
+        what = "category" if len(self.by) == 1 else "combination of the categories"
+        return f" {preposition} each {what} of {grouping_words(self.by)}"
 
 
 @dataclass(frozen=True)
@@ -133,7 +193,7 @@ class ColumnStatistic(Statistic):
     """A statistic of one column: ``Mean("income")`` is labelled "mean of income"."""
 
     column: str
-    by: str | None = None
+    by: tuple[str, ...] = ()  # one name is accepted too, and made a tuple
     words: ClassVar[str] = ""  # the name in labels, if not the type name
 
     @property
@@ -142,7 +202,7 @@ class ColumnStatistic(Statistic):
 
     @property
     def column_names(self) -> tuple[str, ...]:
-        return (self.column, *super().column_names)
+        return (self.column, *self.by)
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "column": self.column}
@@ -208,12 +268,20 @@ def _bin_codes(spec: CategoricalColumn, values: np.ndarray) -> np.ndarray:
 
 
 def group_codes(statistic: Statistic, data: PreparedData) -> np.ndarray:
-    """Group index of every complete row of ``statistic`` (all 0 without ``by``; -1: left out)."""
+    """Group index of every complete row of ``statistic`` (all 0 without ``by``; -1: left out), in the
+    order of ``statistic.groups``."""
     rows = data.complete(statistic.column_names)
-    if not statistic.by:
-        return np.zeros(len(rows), dtype=np.int64)
-    spec = categorical_spec(data.schema, statistic.by, f"{statistic.type_name} by group", grouping=True)
-    return bin_codes(spec, rows[statistic.by])
+    codes = np.zeros(len(rows), dtype=np.int64)
+    return combined_codes(codes, statistic.grouping_specs(data.schema), rows)
+
+
+def combined_codes(codes: np.ndarray, specs: Sequence[CategoricalColumn], rows: pd.DataFrame) -> np.ndarray:
+    """Each row's index among the combinations of ``codes`` (so many groups) with the bins of ``specs``, the
+    last column varying fastest; -1 where any part is left out."""
+    for spec in specs:
+        bins = bin_codes(spec, rows[spec.name])
+        codes = np.where((codes >= 0) & (bins >= 0), codes * len(spec.bins) + bins, -1)
+    return codes
 
 
 def counts_by_group(codes: np.ndarray, groups: int) -> list[int]:
@@ -221,9 +289,19 @@ def counts_by_group(codes: np.ndarray, groups: int) -> list[int]:
     return [int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]]
 
 
+def split_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[np.ndarray]:
+    """``values`` split by group code (codes -1 left out), each group's in their original order: one sort,
+    not one pass over all rows per group (thousands of groups by several columns)."""
+    keep = codes >= 0
+    codes, values = codes[keep], values[keep]
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(np.bincount(codes, minlength=groups)[:groups])
+    return np.split(values[order], ends[:-1])
+
+
 def sums_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[int]:
     """Exact integer sums of ``values`` per group code (codes -1 are left out)."""
-    return [exact_sum(values[codes == g]) for g in range(groups)]
+    return [exact_sum(part) for part in split_by_group(values, codes, groups)]
 
 
 # Why a cell has no value, from public facts only: whether the group really is empty is private.

@@ -19,6 +19,7 @@ from workbench.core.statistics.base import (
     Statistic,
     bin_codes,
     categorical_spec,
+    combined_codes,
     count_is_public,
     count_sensitivity,
     counts_by_group,
@@ -32,7 +33,7 @@ from workbench.core.statistics.base import (
 class Count(Statistic):
     """The number of rows that remain after preparation (in each group, with ``by``)."""
 
-    by: str | None = None
+    by: tuple[str, ...] = ()
     type_name: ClassVar[str] = "count"
 
     @property
@@ -43,7 +44,7 @@ class Count(Statistic):
         if not self.by and count_is_public(schema):
             return ()
         self.groups(schema)  # checks the grouping column
-        grouped = self.by is not None
+        grouped = bool(self.by)
         return (Query("count", count_sensitivity(schema, self.column_names, grouped), 1.0, 1.0, not grouped),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
@@ -66,7 +67,7 @@ class Count(Statistic):
         if not self.queries(schema):
             return "Under 'substitute one person' with one row per person the count is the public size."
         if self.by:
-            return f"Number of rows in each category of {self.by}, plus integer noise in every group."
+            return f"Number of rows{self._in_each_group()}, plus integer noise in every group."
         return "Number of rows, plus integer noise."
 
 
@@ -98,6 +99,7 @@ class Histogram(_CellCounts, ColumnStatistic):
     type_name: ClassVar[str] = "histogram"
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "edges", tuple(float(edge) for edge in self.edges))
 
     @property
@@ -152,7 +154,7 @@ class Histogram(_CellCounts, ColumnStatistic):
         return (counts_by_group(codes, cells),)
 
     def method(self, schema: Schema) -> str:
-        where = f", within each category of {self.by}" if self.by else ""
+        where = f",{self._in_each_group('within')}" if self.by else ""
         if self.edges:
             return (f"Rows counted in each interval of {self.column} between the public edges (values outside the "
                     f"bounds in the first or last interval){where}, plus integer noise in every bin.")
@@ -179,10 +181,11 @@ class CrossTab(_CellCounts, Statistic):
     combinations too): one disjoint bin per combination, so it costs what one histogram does."""
 
     columns: tuple[str, ...] = ()
-    by: str | None = None
+    by: tuple[str, ...] = ()
     type_name: ClassVar[str] = "crosstab"
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "columns", tuple(self.columns))
 
     @property
@@ -191,7 +194,7 @@ class CrossTab(_CellCounts, Statistic):
 
     @property
     def column_names(self) -> tuple[str, ...]:
-        return (*self.columns, *super().column_names)
+        return (*self.columns, *self.by)
 
     def _specs(self, schema: Schema) -> list[CategoricalColumn]:
         if not 2 <= len(self.columns) <= 3 or len(set(self.column_names)) != len(self.column_names):
@@ -213,17 +216,12 @@ class CrossTab(_CellCounts, Statistic):
         return labels
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
-        rows = data.complete(self.column_names)
-        codes = group_codes(self, data)
-        cells = len(self.groups(data.schema))
-        for spec, column in zip(self._specs(data.schema), self.columns):
-            bins = bin_codes(spec, rows[column])
-            codes = np.where((codes >= 0) & (bins >= 0), codes * len(spec.bins) + bins, -1)
-            cells *= len(spec.bins)
-        return (counts_by_group(codes, cells),)
+        specs = self._specs(data.schema)
+        codes = combined_codes(group_codes(self, data), specs, data.complete(self.column_names))
+        return (counts_by_group(codes, len(self.groups(data.schema)) * math.prod(len(s.bins) for s in specs)),)
 
     def method(self, schema: Schema) -> str:
-        where = f", within each category of {self.by}" if self.by else ""
+        where = f",{self._in_each_group('within')}" if self.by else ""
         return (
             f"Rows counted in every combination of the public categories of {', '.join(self.columns)}{where} "
             "(each row in one cell), plus integer noise in every cell."

@@ -7,7 +7,7 @@ from typing import Any
 
 from workbench.core.errors import PlanError
 from workbench.core.real import is_finite_real
-from workbench.core.statistics.base import Statistic
+from workbench.core.statistics.base import MAX_GROUPING_COLUMNS, Statistic
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
 from workbench.core.statistics.quantiles import Quantiles
@@ -22,14 +22,7 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
         kind = data.get("type") if isinstance(data, dict) else data
         raise PlanError(f"{where}: {kind!r} is not a statistic; choose one of {', '.join(STATISTIC_TYPES)}.")
     cls = STATISTIC_TYPES[data["type"]]
-    by = data.get("by")
-    if isinstance(by, list) and len(by) == 1:  # ["region"]: one column written as a list
-        by = by[0]
-    if isinstance(by, list):
-        raise PlanError(f"{where}: 'by' names one categorical column, e.g. \"by\": \"region\", not a list of "
-                        f"{len(by)}. For counts by two or three columns, use a crosstab.")
-    if by is not None and (not isinstance(by, str) or not by):
-        raise PlanError(f"{where}: 'by' must name a categorical column, e.g. \"by\": \"region\", or be left out.")
+    by = _grouping_from_json(data.get("by"), where)
     if cls is Count:
         return Count(by=by)
     if cls is CrossTab:
@@ -59,3 +52,19 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
             )
         return Histogram(column=column, by=by, edges=tuple(edges))
     return cls(column=column, by=by)  # type: ignore[call-arg]
+
+
+def _grouping_from_json(by: Any, where: str) -> tuple[str, ...]:
+    """``"by": "region"`` or ``"by": ["region", "sex"]`` (up to three different categorical columns)."""
+    if by is None:
+        return ()
+    names = [by] if isinstance(by, str) else by
+    if (not isinstance(names, list) or not 1 <= len(names) <= MAX_GROUPING_COLUMNS
+            or not all(isinstance(name, str) and name for name in names)):
+        raise PlanError(
+            f"{where}: 'by' names one categorical column, e.g. \"by\": \"region\", or a list of up to "
+            f"{MAX_GROUPING_COLUMNS}, e.g. \"by\": [\"region\", \"sex\"]; it is {by!r}. Leave it out for no groups."
+        )
+    if len(set(names)) != len(names):
+        raise PlanError(f"{where}: 'by' names a column twice ({', '.join(names)}); name each grouping column once.")
+    return tuple(names)

@@ -60,7 +60,7 @@ class Sum(ColumnStatistic):
 
     def method(self, schema: Schema) -> str:
         unit = self.queries(schema)[0].unit
-        where = f" in each category of {self.by}" if self.by else ""
+        where = self._in_each_group()
         return (
             f"Values clamped to the bounds, scaled to integer multiples of {unit:.3g} and summed exactly{where}, "
             "plus integer noise on that grid."
@@ -150,7 +150,7 @@ class Mean(ColumnStatistic):
     def method(self, schema: Schema) -> str:
         if self._public_count(schema):
             return "Noisy sum of values centred on the middle of the bounds, divided by the public size."
-        where = f", in each category of {self.by}" if self.by else ""
+        where = f",{self._in_each_group()}" if self.by else ""
         return (
             f"Noisy sum of values centred on the middle of the bounds, divided by a noisy count{where}; "
             "half of ε (and δ) is spent on each."
@@ -274,7 +274,7 @@ class Variance(ColumnStatistic):
         return max(self._simulated_error(noises, schema, size, m, m2, confidence, draws) for m, m2 in shapes)
 
     def method(self, schema: Schema) -> str:
-        where = f", in each category of {self.by}" if self.by else ""
+        where = f",{self._in_each_group()}" if self.by else ""
         divisor = "the public size" if self._public_count(schema) else "a noisy count"
         return (
             f"Noisy sums of values and of squared values, both centred on the middle of the bounds, over {divisor}"

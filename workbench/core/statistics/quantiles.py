@@ -20,7 +20,7 @@ from workbench.core.privacy import (
     quantile_candidates,
     quantile_rank_halfwidth,
 )
-from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_codes, numeric_spec
+from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_codes, numeric_spec, split_by_group
 
 
 def level_words(level: float) -> str:
@@ -51,6 +51,7 @@ class Quantiles(ColumnStatistic):
     error_unit: ClassVar[str] = "ranks"
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         levels = tuple(sorted({float(level) for level in self.levels}))
         object.__setattr__(self, "levels", levels)
 
@@ -92,7 +93,7 @@ class Quantiles(ColumnStatistic):
         candidates = self.candidates(data.schema)
         values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
         codes, groups = group_codes(self, data), len(self.groups(data.schema))
-        per_group = [values[codes == g] for g in range(groups)]
+        per_group = split_by_group(values, codes, groups)
         return [
             [noise.select_quantile(group, candidates, level) for group in per_group]
             for noise, level in zip(noises, self.levels)
@@ -119,7 +120,7 @@ class Quantiles(ColumnStatistic):
         return max(quantile_rank_halfwidth(noise.scale, confidence, count) for noise in noises)
 
     def method(self, schema: Schema) -> str:
-        where = f" in each category of {self.by}" if self.by else ""
+        where = self._in_each_group()
         share = f"ε is split evenly over the {len(self.levels)} levels; " if len(self.levels) > 1 else ""
         step = self.candidates(schema)
         return (
