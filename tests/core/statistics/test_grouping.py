@@ -5,7 +5,6 @@ a message when they cannot be released."""
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from realistic_tables import REGIONS, STATES, labour_force
 

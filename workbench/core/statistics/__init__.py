@@ -1,7 +1,15 @@
 """The statistics a plan can release, one module per family, each a recipe that draws no noise.
 May import ``data`` and ``privacy``; ``release`` and ``report`` use the names below."""
 
-from workbench.core.statistics.base import Cell, Query, Statistic, count_is_public, grouping, grouping_json, grouping_words
+from workbench.core.statistics.base import (
+    Cell,
+    Query,
+    Statistic,
+    count_is_public,
+    grouping,
+    grouping_json,
+    grouping_words,
+)
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.grid import GRID_BITS, SumGrid, exact_sum
 from workbench.core.statistics.kinds import STATISTIC_TYPES, statistic_from_json
