@@ -138,6 +138,9 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "histogram", "column": "age", "edges": [18, 30, 45, 65]},
     {"type": "quantiles", "column": "age", "levels": [0.9, 0.1, 0.5], "by": "sex"},
     {"type": "crosstab", "columns": ["sex", "employed", "education"]},
+    {"type": "mean", "column": "annual_income", "by": ["region", "sex"]},  # issue 21, 2
+    {"type": "quantiles", "column": "age", "levels": [0.5], "by": ["sex", "employed", "education"]},
+    {"type": "crosstab", "columns": ["sex", "employed"], "by": ["region", "education"]},
 ])
 def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
     plan = json.loads(sample_plan_path.read_text())
@@ -158,9 +161,24 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
         assert [c["label"] for c in cells] == ["[0, 18)", "[18, 30)", "[30, 45)", "[45, 65)", "[65, 100]"]
         assert "between the public edges" in released["method"]
         assert sum(c["value"] for c in cells) == pytest.approx(20_000, rel=0.02)  # each of the 20,000 rows in one interval
-    if statistic["type"] == "crosstab":
+    if isinstance(statistic.get("by"), list):
+        from importlib import resources
+
+        import jsonschema
+
+        from workbench.core.release.run import Release
+        results = json.loads((out / "results.json").read_text())
+        jsonschema.validate(results, json.loads(resources.files("workbench").joinpath(
+            "resources/results.schema.json").read_text()))
+        assert Release.from_json(results).statistics[0].by == tuple(statistic["by"])
+        assert " by " + " and ".join(statistic["by"]).replace(" and ", ", ", len(statistic["by"]) - 2) in released["label"]
+        first = {"region": "North", "sex": "female", "employed": "yes", "education": "none"}
+        assert cells[0]["label"].startswith(" / ".join(first[c] for c in statistic["by"]))
+        if statistic["type"] == "mean":
+            assert len(cells) == 9 * 3 and cells[1]["label"] == "North / male"
+    elif statistic["type"] == "crosstab":
         assert len(cells) == 3 * 2 * 6 and cells[0]["label"] == "female / yes / none"  # (other) kept for sex, not employed
-    if statistic["type"] == "quantiles":
+    if statistic["type"] == "quantiles" and statistic["by"] == "sex":
         assert [c["label"] for c in cells[:3]] == ["female / 10th percentile", "female / median", "female / 90th percentile"]
         for group in range(0, len(cells), 3):
             values = [c["value"] for c in cells[group : group + 3]]

@@ -519,3 +519,51 @@ def test_a_grouped_mean_previews_its_error_for_a_typed_smallest_group(qtbot, win
     smallest.setText("2.5")
     smallest.editingFinished.emit()
     assert "ffd6d6" in smallest.styleSheet() and window.document.plan.statistics[row].smallest_group == 40
+
+
+def test_a_mean_by_three_columns_is_added_previewed_and_released(qtbot, window, sample_path, sample_plan_path):
+    """Issue 21, 2: step 4 offers a second grouping column once a first is chosen and a third once a second
+    is, never one already chosen; step 5 previews the error of an average group among the 80 (the
+    planner's even split); step 6 shows every group's cell."""
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    second, third = page.by_more
+    page.type.setCurrentText("mean")
+    page.column.setCurrentText("annual_income")
+    assert second.isHidden() and third.isHidden()
+    page.by.setCurrentText("region")
+    assert not second.isHidden() and third.isHidden()
+    assert "region" not in [second.itemText(i) for i in range(second.count())]
+    second.setCurrentText("sex")
+    assert not third.isHidden()
+    assert [third.itemText(i) for i in range(third.count())] == ["(no more)", "education", "employed"]
+    third.setCurrentText("education")
+    assert page.grouping_columns() == ("region", "sex", "education")
+    page.by.setCurrentText("(all rows)")  # dropping the first grouping hides and clears the others
+    assert second.isHidden() and third.isHidden() and page.grouping_columns() == ()
+    page.by.setCurrentText("region")
+    second.setCurrentText("sex")
+    third.setCurrentText("education")
+    page.add.click()
+    added = window.document.plan.statistics[-1].statistic
+    assert added.by == ("region", "sex", "education")
+    assert added.label == "mean of annual_income by region, sex and education"
+    assert page.list.item(len(window.document.plan.statistics) - 1, 0).text() == added.label
+
+    preview = window.preview_page
+    preview.recompute()
+    row = len(window.document.plan.statistics) - 1
+    size = window.document.plan.dataset.size_estimate or window.document.plan.schema.public_size
+    groups = added.group_count(window.document.plan.schema)
+    assert groups == 9 * 3 * 6  # every combination of the public categories and '(other)'
+    assert f"average group, {size / groups:,.0f} rows" in preview.table.item(row, 4).text()
+
+    release = window.release_page
+    release.ask = False
+    release.confirm_and_release()
+    qtbot.waitUntil(lambda: release.result is not None, timeout=60_000)
+    released = release.result.statistics[-1]
+    assert released.by == ("region", "sex", "education") and len(released.cells) == groups
+    assert released.cells[0].label == "North / female / none"
+    assert release.results.rowCount() == sum(len(s.cells) for s in release.result.statistics)

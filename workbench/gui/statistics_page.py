@@ -69,6 +69,7 @@ def post_processing_text(post: PostProcessing) -> str:
     parts += ["sum to the count"] if post.consistent else []
     return ", ".join(parts) or "none"
 NO_THIRD = "(two columns)"
+NO_MORE = "(no more)"
 
 
 class StatisticsPage(QWidget):
@@ -83,11 +84,17 @@ class StatisticsPage(QWidget):
         self.column = QComboBox()
         self.column.setAccessibleName("column")
         self.by = QComboBox()
+        self.by_more = (QComboBox(), QComboBox())  # a second and third grouping column: "by region and sex"
+        self.by_and_labels = (QLabel("and"), QLabel("and"))
         self.second, self.third = QComboBox(), QComboBox()
-        for box in (self.column, self.by, self.second, self.third):
+        for box in (self.column, self.by, *self.by_more, self.second, self.third):
             _readable_width(box)
         self.by.setAccessibleName("by group")
         self.by.setToolTip("Release the statistic for each category of this column. The groups share one ε.")
+        for box, which in zip(self.by_more, ("second", "third")):
+            box.setAccessibleName(f"{which} grouping column")
+            box.setToolTip("Also group by this column: one value per combination of the categories (up to three "
+                           "columns). All groups still share one ε.")
         self.levels = QLineEdit(DEFAULT_LEVELS)
         self.levels.setAccessibleName("quantile levels")
         self.levels.setToolTip("Quantile levels between 0 and 1, separated by commas: 0.5 is the median.")
@@ -125,12 +132,17 @@ class StatisticsPage(QWidget):
         chooser = QHBoxLayout()
         for label, widget in (("Statistic:", self.type), ("of", self.column), (self.levels_label, self.levels),
                               (self.edges_label, self.edges),
-                              (self.crossed_labels[0], self.second), (self.crossed_labels[1], self.third),
-                              ("by", self.by), ("with", self.mechanism)):
+                              (self.crossed_labels[0], self.second), (self.crossed_labels[1], self.third)):
             chooser.addWidget(label if isinstance(label, QLabel) else QLabel(label))
             chooser.addWidget(widget)
-        chooser.addWidget(self.add)
         chooser.addStretch()
+        grouping = QHBoxLayout()  # a row of its own: three grouping columns do not fit beside the statistic at 1366 px
+        for label, widget in (("by", self.by), (self.by_and_labels[0], self.by_more[0]),
+                              (self.by_and_labels[1], self.by_more[1]), ("with", self.mechanism)):
+            grouping.addWidget(label if isinstance(label, QLabel) else QLabel(label))
+            grouping.addWidget(widget)
+        grouping.addWidget(self.add)
+        grouping.addStretch()
         order = QHBoxLayout()
         for button in (self.remove, self.up, self.down):
             order.addWidget(button)
@@ -138,6 +150,7 @@ class StatisticsPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>What to release</h3>"))
         layout.addLayout(chooser)
+        layout.addLayout(grouping)
         layout.addWidget(self.list)
         layout.addLayout(order)
 
@@ -145,6 +158,8 @@ class StatisticsPage(QWidget):
         self.levels.textChanged.connect(self._check_levels)
         self.edges.textChanged.connect(self._check_levels)
         self.column.currentTextChanged.connect(self._show_edges)
+        self.by.currentTextChanged.connect(self._offer_more_groupings)
+        self.by_more[0].currentTextChanged.connect(self._offer_more_groupings)
         self.add.clicked.connect(self._add)
         self.remove.clicked.connect(self._remove)
         self.up.clicked.connect(lambda: self._move(-1))
@@ -165,6 +180,7 @@ class StatisticsPage(QWidget):
         self.by.addItems([NO_GROUP, *groups])
         self.by.setCurrentText(current if current in groups else NO_GROUP)
         _fit_popup(self.by)
+        self._offer_more_groupings()
         plan = self.document.plan
         selected = self.list.currentRow()
         self.list.setRowCount(len(plan.statistics))
@@ -240,6 +256,39 @@ class StatisticsPage(QWidget):
                 planned = replace(planned, budget=Budget(planned.budget.epsilon, delta))
             statistics[row] = planned
             self.document.update(replace(plan, statistics=tuple(statistics)))
+
+    def _offer_more_groupings(self) -> None:
+        """A second grouping column once a first is chosen, a third once a second is: each offers the
+        categorical columns not grouped by already."""
+        categorical = [s.name for s in self.document.plan.schema.columns if isinstance(s, CategoricalColumn)]
+        earlier = [self.by.currentText()]
+        for box, label in zip(self.by_more, self.by_and_labels):
+            shown = earlier[-1] not in ("", NO_GROUP, NO_MORE)
+            box.setVisible(shown)
+            label.setVisible(shown)
+            offered = [NO_MORE, *(c for c in categorical if c not in earlier)]
+            current = box.currentText()
+            if [box.itemText(i) for i in range(box.count())] != offered:
+                box.blockSignals(True)
+                box.clear()
+                box.addItems(offered)
+                box.setCurrentText(current if current in offered else NO_MORE)
+                box.blockSignals(False)
+                _fit_popup(box)
+            if not shown and box.currentText() != NO_MORE:
+                box.blockSignals(True)
+                box.setCurrentText(NO_MORE)
+                box.blockSignals(False)
+            earlier.append(box.currentText())
+
+    def grouping_columns(self) -> tuple[str, ...]:
+        """The chosen grouping columns, in order, up to the first box left at 'no more'."""
+        columns = []
+        for box in (self.by, *self.by_more):
+            if box.currentText() in ("", NO_GROUP, NO_MORE):  # a hidden box is kept at 'no more'
+                break
+            columns.append(box.currentText())
+        return tuple(columns)
 
     def _offer_columns(self) -> None:
         kind = STATISTIC_TYPES.get(self.type.currentText())
@@ -332,7 +381,7 @@ class StatisticsPage(QWidget):
 
     def new_statistic(self) -> Statistic:
         kind = STATISTIC_TYPES[self.type.currentText()]
-        by = None if self.by.currentText() in ("", NO_GROUP) else self.by.currentText()
+        by = self.grouping_columns()
         if kind is Count:
             return Count(by=by)
         if kind is Quantiles:

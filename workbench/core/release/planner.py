@@ -44,7 +44,7 @@ def group_size(planned: PlannedStatistic, schema: Schema, size_estimate: float |
         return size_estimate
     if planned.smallest_group is not None:
         return float(planned.smallest_group)
-    return size_estimate / len(statistic.groups(schema)) if size_estimate else size_estimate
+    return size_estimate / statistic.group_count(schema) if size_estimate else size_estimate
 
 
 def error_basis(planned: PlannedStatistic, schema: Schema, size_estimate: float | None) -> str:
@@ -171,7 +171,7 @@ def relative_reference(statistic: Statistic, schema: Schema, size_estimate: floa
         return (spec.upper - spec.lower) or None, "of the range of the bounds"
     if not size_estimate:
         return None, "needs a size estimate"
-    groups = len(statistic.groups(schema)) if statistic.by else 1
+    groups = statistic.group_count(schema)
     per_group = " per group" if groups > 1 else ""
     if statistic.error_unit == "ranks":  # a rank error over the rows is a share of them: percentile points
         return size_estimate / groups, "of the rows (percentile points)" + per_group

@@ -126,6 +126,10 @@ class Statistic:
             )
         return specs
 
+    def group_count(self, schema: Schema) -> int:
+        """How many groups ``groups`` names, without naming them (a preview asks on every slider move)."""
+        return math.prod(len(spec.bins) for spec in self.grouping_specs(schema))
+
     def groups(self, schema: Schema) -> tuple[str, ...]:
         """The groups of a statistic ``by`` columns: every combination of their bins, in order ("North / female");
         without ``by``, one unnamed group."""

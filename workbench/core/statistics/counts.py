@@ -51,7 +51,7 @@ class Count(Statistic):
         if not self.by:
             return () if count_is_public(data.schema) else ([data.rows],)
         codes = group_codes(self, data)
-        groups = len(self.groups(data.schema))
+        groups = self.group_count(data.schema)
         return (counts_by_group(codes, groups),)
 
     def estimate(self, noisy, noises, schema, confidence):
@@ -149,7 +149,7 @@ class Histogram(_CellCounts, ColumnStatistic):
         else:
             codes = bin_codes(categorical_spec(data.schema, self.column, "histogram"), rows[self.column])
         groups = group_codes(self, data)
-        cells = len(bins) * len(self.groups(data.schema))
+        cells = len(bins) * self.group_count(data.schema)
         codes = np.where((codes >= 0) & (groups >= 0), groups * len(bins) + codes, -1)
         return (counts_by_group(codes, cells),)
 
@@ -218,7 +218,7 @@ class CrossTab(_CellCounts, Statistic):
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         specs = self._specs(data.schema)
         codes = combined_codes(group_codes(self, data), specs, data.complete(self.column_names))
-        return (counts_by_group(codes, len(self.groups(data.schema)) * math.prod(len(s.bins) for s in specs)),)
+        return (counts_by_group(codes, self.group_count(data.schema) * math.prod(len(s.bins) for s in specs)),)
 
     def method(self, schema: Schema) -> str:
         where = f",{self._in_each_group('within')}" if self.by else ""

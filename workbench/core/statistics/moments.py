@@ -47,7 +47,7 @@ class Sum(ColumnStatistic):
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         grid = grid_of(numeric_spec(data.schema, self.column, "sum"))
         values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
-        return (sums_by_group(values, group_codes(self, data), len(self.groups(data.schema))),)
+        return (sums_by_group(values, group_codes(self, data), self.group_count(data.schema)),)
 
     def estimate(self, noisy, noises, schema, confidence):
         unit = self.queries(schema)[0].unit
@@ -86,7 +86,7 @@ class Mean(ColumnStatistic):
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         grid = grid_of(numeric_spec(data.schema, self.column, "mean"))
         values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
-        codes, groups = group_codes(self, data), len(self.groups(data.schema))
+        codes, groups = group_codes(self, data), self.group_count(data.schema)
         centred = sums_by_group(values - grid.centre, codes, groups)
         if self._public_count(data.schema):
             return (centred,)
@@ -214,7 +214,7 @@ class Variance(ColumnStatistic):
         centred = grid.to_integers(values) - centre
         deviations = centred * grid.unit
         square_steps = np.clip(squares.to_integers(deviations * deviations), 0, squares.hi)
-        codes, groups = group_codes(self, data), len(self.groups(data.schema))
+        codes, groups = group_codes(self, data), self.group_count(data.schema)
         answers = [sums_by_group(centred, codes, groups), sums_by_group(square_steps, codes, groups)]
         if not self._public_count(data.schema):
             answers.append(counts_by_group(codes, groups))

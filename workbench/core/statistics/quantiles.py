@@ -92,7 +92,7 @@ class Quantiles(ColumnStatistic):
         over the groups to that of ``person_distance`` rows in one group (the map is linear)."""
         candidates = self.candidates(data.schema)
         values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
-        codes, groups = group_codes(self, data), len(self.groups(data.schema))
+        codes, groups = group_codes(self, data), self.group_count(data.schema)
         per_group = split_by_group(values, codes, groups)
         return [
             [noise.select_quantile(group, candidates, level) for group in per_group]
