@@ -141,6 +141,8 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "mean", "column": "annual_income", "by": ["region", "sex"]},  # issue 21, 2
     {"type": "quantiles", "column": "age", "levels": [0.5], "by": ["sex", "employed", "education"]},
     {"type": "crosstab", "columns": ["sex", "employed"], "by": ["region", "education"]},
+    {"type": "proportion", "column": "employed", "by": "region", "percent": True},  # issue 21, 5
+    {"type": "proportion", "column": "age", "edges": [18, 65]},
 ])
 def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
     plan = json.loads(sample_plan_path.read_text())
@@ -157,7 +159,19 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
     if statistic["type"] == "stddev":
         assert released["label"] == "standard deviation of annual_income by employed"
         assert all(0 <= c["value"] <= 100_000 for c in cells if c["value"] is not None)  # at most half the range
-    if "edges" in statistic:
+    if statistic["type"] == "proportion":
+        whole = 100 if statistic.get("percent") else 1
+        groups = {}
+        for c in cells:
+            groups.setdefault(c["label"].rsplit(" / ", 1)[0] if " / " in c["label"] else "", []).append(c)
+        for group in groups.values():  # each group's raw shares add up to the whole; published ones are clamped
+            if all(c["value"] is not None for c in group):
+                assert sum(c["raw_value"] for c in group) == pytest.approx(whole)
+                assert all(0 <= c["value"] <= whole for c in group)
+        if "edges" in statistic:
+            assert [c["label"] for c in cells] == ["[0, 18)", "[18, 65)", "[65, 100]"]
+            assert 0.5 < cells[1]["value"] < 0.7
+    elif "edges" in statistic:
         assert [c["label"] for c in cells] == ["[0, 18)", "[18, 30)", "[30, 45)", "[45, 65)", "[65, 100]"]
         assert "between the public edges" in released["method"]
         assert sum(c["value"] for c in cells) == pytest.approx(20_000, rel=0.02)  # each of the 20,000 rows in one interval

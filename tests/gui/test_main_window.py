@@ -567,3 +567,30 @@ def test_a_mean_by_three_columns_is_added_previewed_and_released(qtbot, window, 
     assert released.by == ("region", "sex", "education") and len(released.cells) == groups
     assert released.cells[0].label == "North / female / none"
     assert release.results.rowCount() == sum(len(s.cells) for s in release.result.statistics)
+
+
+def test_a_percentage_by_group_is_added_with_its_box_and_a_numeric_one_with_edges(qtbot, window, sample_plan_path):
+    """Issue 21, 5: step 4 offers proportions, 'in %' only for them, and edges for a numeric column."""
+    from workbench.core.statistics import Proportion
+
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    page.type.setCurrentText("histogram")
+    assert page.percent.isHidden()
+    page.type.setCurrentText("proportion")
+    assert not page.percent.isHidden()
+    page.column.setCurrentText("employed")
+    page.percent.setChecked(True)
+    page.by.setCurrentText("region")
+    page.add.click()
+    assert window.document.plan.statistics[-1].statistic == Proportion("employed", by="region", percent=True)
+    page.column.setCurrentText("age")
+    assert not page.edges.isHidden() and not page.add.isEnabled()  # a numeric column needs its edges
+    page.edges.setText("18, 65")
+    page.percent.setChecked(False)
+    page.by.setCurrentText("(all rows)")
+    page.add.click()
+    assert window.document.plan.statistics[-1].statistic == Proportion("age", edges=(18, 65))
+    window.preview_page.recompute()
+    row = len(window.document.plan.statistics) - 1
+    assert window.preview_page.table.item(row, 8).text().startswith("shares from ")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -22,14 +23,14 @@ from workbench.core.data import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release import Budget, PlannedStatistic, PostProcessing
-from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Histogram, Quantiles, Statistic
+from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Histogram, Proportion, Quantiles, Statistic
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 
 NEEDS = {
     "count": None, "sum": NumericColumn, "mean": NumericColumn, "variance": NumericColumn,
     "stddev": NumericColumn, "histogram": (CategoricalColumn, NumericColumn), "quantiles": NumericColumn,
-    "crosstab": CategoricalColumn,
+    "crosstab": CategoricalColumn, "proportion": (CategoricalColumn, NumericColumn),
 }
 WORDS = {
     "count": "the number of rows",
@@ -41,6 +42,8 @@ WORDS = {
                  "give (by another column: a cross-tabulation)",
     "quantiles": "values below which given shares of the rows lie: the median (0.5), quartiles, deciles",
     "crosstab": "how many rows fall in each combination of the categories of two or three columns",
+    "proportion": "the share of rows in each category (or interval between edges), of the whole table or of each "
+                  "group: 'share of employed by region'; as a proportion or in percent",
 }
 MECHANISM_WORDS = {
     "laplace": "Laplace noise: pure ε-differential privacy (δ = 0)",
@@ -104,6 +107,9 @@ class StatisticsPage(QWidget):
         self.edges.setPlaceholderText("e.g. 18, 30, 45, 65")
         self.edges.setToolTip(EDGES_TIP)
         self.edges_label = QLabel("cut at")
+        self.percent = QCheckBox("in %")
+        self.percent.setAccessibleName("shares in percent")
+        self.percent.setToolTip("Release the shares in percent (0 to 100) rather than as proportions (0 to 1).")
         self.second.setAccessibleName("second column")
         self.third.setAccessibleName("third column")
         self.crossed_labels = (QLabel("×"), QLabel("×"))
@@ -131,9 +137,10 @@ class StatisticsPage(QWidget):
 
         chooser = QHBoxLayout()
         for label, widget in (("Statistic:", self.type), ("of", self.column), (self.levels_label, self.levels),
-                              (self.edges_label, self.edges),
+                              (self.edges_label, self.edges), ("", self.percent),
                               (self.crossed_labels[0], self.second), (self.crossed_labels[1], self.third)):
-            chooser.addWidget(label if isinstance(label, QLabel) else QLabel(label))
+            if label != "":  # the percent box names itself
+                chooser.addWidget(label if isinstance(label, QLabel) else QLabel(label))
             chooser.addWidget(widget)
         chooser.addStretch()
         grouping = QHBoxLayout()  # a row of its own: three grouping columns do not fit beside the statistic at 1366 px
@@ -295,6 +302,7 @@ class StatisticsPage(QWidget):
         if kind is not None:
             _offer_mechanisms(self.mechanism, kind.mechanisms)
         quantiles = kind is Quantiles
+        self.percent.setVisible(kind is Proportion)
         self.levels.setVisible(quantiles)
         self.levels_label.setVisible(quantiles)
         crossed = kind is CrossTab
@@ -320,7 +328,7 @@ class StatisticsPage(QWidget):
         self._show_edges()
 
     def _numeric_histogram(self) -> bool:
-        if STATISTIC_TYPES.get(self.type.currentText()) is not Histogram or not self.column.currentText():
+        if STATISTIC_TYPES.get(self.type.currentText()) not in (Histogram, Proportion) or not self.column.currentText():
             return False
         return any(isinstance(s, NumericColumn) and s.name == self.column.currentText()
                    for s in self.document.plan.schema.columns)
@@ -388,6 +396,9 @@ class StatisticsPage(QWidget):
             return Quantiles(column=self.column.currentText(), by=by, levels=self.parsed_levels())
         if kind is Histogram and self._numeric_histogram():
             return Histogram(column=self.column.currentText(), by=by, edges=self.parsed_edges())
+        if kind is Proportion:
+            edges = self.parsed_edges() if self._numeric_histogram() else ()
+            return Proportion(column=self.column.currentText(), by=by, percent=self.percent.isChecked(), edges=edges)
         if kind is CrossTab:
             third = () if self.third.currentText() in ("", NO_THIRD) else (self.third.currentText(),)
             return CrossTab(columns=(self.column.currentText(), self.second.currentText(), *third), by=by)

@@ -206,6 +206,40 @@ def test_mean_by_two_columns_with_k_rows_under_substitute_stays_within_epsilon()
     assert caught.epsilon_lower_bound > noise.epsilon, caught
 
 
+def test_proportions_under_substitute_stay_within_epsilon():
+    """Shares are the histogram's noisy counts over their noisy total: post-processing, so their loss is the
+    histogram's. One person moved from category 0 to 1 moves both shares; the released shares' corner
+    events stay within ε, and the add/remove sensitivity (half of substitute's) is caught."""
+    from workbench.core.statistics.proportions import Proportion
+
+    schema = Schema(
+        columns=(CategoricalColumn("c", categories=("0", "1", "2"), outside=OutsideCategories.DROP),),
+        neighbouring=Neighbouring.SUBSTITUTE,
+        public_size=1005,
+    )
+    statistic = Proportion("c")
+    planned = PlannedStatistic(statistic, MechanismKind.LAPLACE, Budget(1.0))
+    base = pd.DataFrame({"c": ["2"] * 1000 + ["0", "0", "1", "1"]})
+    x = pd.concat([base, pd.DataFrame({"c": ["0"]})], ignore_index=True)
+    y = pd.concat([base, pd.DataFrame({"c": ["1"]})], ignore_index=True)
+    (noise,) = planned.noises(schema)
+    (counts_x,), (counts_y,) = (statistic.exact(prepare(_table(t), schema)) for t in (x, y))
+    assert (counts_x, counts_y) == ([3, 2, 1000], [2, 3, 1000])
+
+    def corner_events(mechanism: Noise, counts: list[int]) -> dict[str, np.ndarray]:
+        noisy = mechanism.sample(counts * N).reshape(N, 3)
+        shares = np.array([[c.value for c in statistic.estimate([row], [mechanism], schema, 0.95)] for row in noisy])
+        return {f"share 1 >= {(3 + j) / 1005:.4f}, share 0 <= {(2 - j) / 1005:.4f}":
+                (shares[:, 1] >= (3 + j) / 1005) & (shares[:, 0] <= (2 - j) / 1005) for j in range(3)}
+
+    honest = epsilon_from_events(corner_events(noise, counts_y), corner_events(noise, counts_x))
+    assert honest.epsilon_lower_bound <= 1.0, honest
+
+    wrong = calibrate(MechanismKind.LAPLACE, 1, 1.0)  # the add/remove sensitivity under substitute
+    caught = epsilon_from_events(corner_events(wrong, counts_y), corner_events(wrong, counts_x))
+    assert caught.epsilon_lower_bound > 1.0, caught
+
+
 def test_mean_by_group_parts_are_grouped_queries():
     schema = Schema(columns=(NumericColumn("x", lower=0, upper=10), CategoricalColumn("g", categories=("a", "b"))))
     queries = Mean("x", by="g").queries(schema)

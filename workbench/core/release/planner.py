@@ -167,6 +167,8 @@ def relative_reference(statistic: Statistic, schema: Schema, size_estimate: floa
 
     column = getattr(statistic, "column", None)
     spec = schema.column(column) if column else None
+    if statistic.type_name == "proportion":
+        return (100.0 if getattr(statistic, "percent", False) else 1.0), "of the whole"
     if statistic.type_name == "mean" and isinstance(spec, NumericColumn) and spec.lower is not None and spec.upper is not None:
         return (spec.upper - spec.lower) or None, "of the range of the bounds"
     if not size_estimate:

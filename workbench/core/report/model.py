@@ -190,10 +190,11 @@ def _published_value(cell) -> str:
 def _pictures(statistic: ReleasedStatistic, confidence: float, count: float | None) -> tuple[Picture, ...]:
     pictures = []
     cells = [c for c in statistic.cells if c.value is not None and c.flag != SUPPRESSED]  # as the table prints them
-    if statistic.type in ("histogram", "crosstab") and cells:
+    if statistic.type in ("histogram", "crosstab", "proportion") and cells:
         left_out = len(statistic.cells) - len(cells)
+        what = "shares" if statistic.type == "proportion" else "counts"
         pictures.append(Picture(
-            f"{statistic.label}: released counts with their {confidence:.0%} error bounds."
+            f"{statistic.label}: released {what} with their {confidence:.0%} error bounds."
             + (f" {left_out} suppressed or unreleased cell{'s are' if left_out > 1 else ' is'} not drawn." if left_out else ""),
             report_figures.bars_with_errors(
                 [c.label for c in cells], [c.value for c in cells], [c.error or 0.0 for c in cells], statistic.label
@@ -294,6 +295,12 @@ def _methodology(release: Release, mechanisms: set[str]) -> tuple[str, ...]:
             "(McKenna & Sheldon 2020). Their error is stated in ranks (rows between the released value and the "
             "best point), which holds whatever the data; in the column's units it depends on how dense the data "
             "are, which is private."
+        )
+    if any(statistic.type == "proportion" for statistic in release.statistics):
+        lines.append(
+            "Proportions and percentages are each group's noisy counts divided by their noisy total: they add up "
+            "to the whole and cost what the counts cost. A share's error bound comes from the noise of its own "
+            "count and of the group's other counts at the released share and total, as the ratio combines them."
         )
     lines.append(
         f"Error bounds: with {release.confidence:.0%} probability the noise in a released value is within the stated "

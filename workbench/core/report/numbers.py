@@ -55,4 +55,7 @@ def reliable_from_words(planned: PlannedStatistic, error: float, plan: ReleasePl
         return ""
     if planned.statistic.type_name in COUNTING:
         return f"{smallest:,.0f} rows"
+    if planned.statistic.type_name == "proportion":  # in percent either way: "shares from 16%"
+        percent = smallest * (1 if getattr(planned.statistic, "percent", False) else 100)
+        return f"shares from {percent:.2g}%" if percent < 100 else "no share"
     return released_number(smallest, smallest * plan.reliability.caution_above)

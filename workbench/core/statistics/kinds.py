@@ -10,10 +10,12 @@ from workbench.core.real import is_finite_real
 from workbench.core.statistics.base import MAX_GROUPING_COLUMNS, Statistic
 from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
+from workbench.core.statistics.proportions import Proportion
 from workbench.core.statistics.quantiles import Quantiles
 
 STATISTIC_TYPES: dict[str, type[Statistic]] = {
-    cls.type_name: cls for cls in (Count, Sum, Mean, Variance, StandardDeviation, Histogram, CrossTab, Quantiles)
+    cls.type_name: cls
+    for cls in (Count, Sum, Mean, Variance, StandardDeviation, Histogram, CrossTab, Quantiles, Proportion)
 }
 
 
@@ -42,7 +44,8 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
                 f"[0.25, 0.5, 0.75]; it is {levels!r}."
             )
         return Quantiles(column=column, by=by, levels=tuple(levels))
-    if cls is Histogram and data.get("edges") is not None:
+    edges: tuple[float, ...] = ()
+    if cls in (Histogram, Proportion) and data.get("edges") is not None:
         edges = data["edges"]
         if (not isinstance(edges, list) or not edges
                 or any(not is_finite_real(e) for e in edges)):
@@ -50,7 +53,15 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
                 f"{where}: 'edges' must be a list of numbers that cut the column's bounds into intervals, such as "
                 f"[18, 30, 45, 65]; it is {edges!r}."
             )
-        return Histogram(column=column, by=by, edges=tuple(edges))
+        edges = tuple(edges)
+    if cls is Histogram:
+        return Histogram(column=column, by=by, edges=edges)
+    if cls is Proportion:
+        percent = data.get("percent", False)
+        if not isinstance(percent, bool):
+            raise PlanError(f"{where}: 'percent' is true (shares in percent) or false (shares between 0 and 1); "
+                            f"it is {percent!r}.")
+        return Proportion(column=column, by=by, percent=percent, edges=edges)
     return cls(column=column, by=by)  # type: ignore[call-arg]
 
 
