@@ -29,11 +29,12 @@ def expected_error(
 
     For a statistic by group whose error depends on the size (a mean), the size is the
     planned ``smallest_group`` where given (the group the promise must hold for), else that
-    of a group of average size: the estimate divided by the number of groups.
+    of a group of average size: the estimate divided by the number of groups. A weighted
+    statistic's rows count at the smallest weight (``planning_size``): the largest error.
     """
-    return planned.statistic.error_bound(
-        planned.noises(schema, verified), schema, group_size(planned, schema, size_estimate), confidence
-    )
+    statistic = planned.statistic
+    size = statistic.planning_size(schema, group_size(planned, schema, size_estimate))
+    return statistic.error_bound(planned.noises(schema, verified), schema, size, confidence)
 
 
 def group_size(planned: PlannedStatistic, schema: Schema, size_estimate: float | None) -> float | None:
@@ -54,9 +55,10 @@ def error_basis(planned: PlannedStatistic, schema: Schema, size_estimate: float 
     if not rows or not planned.statistic.computed_from_noisy_sums:
         return ""
     if not planned.statistic.by:
-        return f"{rows:,.0f} rows"
+        return f"{rows:,.0f} rows" + (", each at the smallest weight" if planned.statistic.weighted_by else "")
     which = "smallest group" if planned.smallest_group is not None else "average group"
-    return f"{which}, {rows:,.0f} rows"
+    weights = ", each at the smallest weight" if planned.statistic.weighted_by else ""
+    return f"{which}, {rows:,.0f} rows{weights}"
 
 
 def size_for_error(planned: PlannedStatistic, schema: Schema, target: float, confidence: float) -> int | None:
@@ -65,7 +67,7 @@ def size_for_error(planned: PlannedStatistic, schema: Schema, target: float, con
     noises = planned.noises(schema)
 
     def error(rows: float) -> float:
-        return planned.statistic.error_bound(noises, schema, rows, confidence)
+        return planned.statistic.error_bound(noises, schema, planned.statistic.planning_size(schema, rows), confidence)
 
     high, current = 1, error(1)
     while current > target:
@@ -192,7 +194,8 @@ def reliable_from(planned: PlannedStatistic, error: float, rule: ReliabilityRule
     if planned.statistic.error_unit or not math.isfinite(error):
         return None
     value = smallest_reliable_value(error, rule, confidence)
-    return float(math.ceil(value)) if planned.statistic.type_name in COUNTING else value
+    counting = planned.statistic.type_name in COUNTING and not planned.statistic.weighted_by
+    return float(math.ceil(value)) if counting else value
 
 
 PRIVACY_TRADE_OFF = (

@@ -45,6 +45,7 @@ class ReleasedStatistic:
     cells: tuple[Cell, ...]
     post_processing: tuple[str, ...] = ()  # what was done to the released values, with its bias
     column_labels: tuple[tuple[str, str], ...] = ()  # (column, the file's label for it) for the columns it reads
+    weighted_by: str | None = None  # the survey weight column of a weighted statistic
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +60,7 @@ class ReleasedStatistic:
             "noise": [n.to_json() for n in self.noise],
             "post_processing": list(self.post_processing),
             **({"column_labels": dict(self.column_labels)} if self.column_labels else {}),
+            **({"weighted_by": self.weighted_by} if self.weighted_by else {}),
             "cells": [
                 {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note,
                  "raw_value": c.raw_value, "reliable": c.reliable,
@@ -93,6 +95,7 @@ class ReleasedStatistic:
             ),
             post_processing=tuple(data.get("post_processing", ())),
             column_labels=tuple((str(k), str(v)) for k, v in (data.get("column_labels") or {}).items()),
+            weighted_by=data.get("weighted_by"),
         )
 
 
@@ -312,4 +315,5 @@ def _release_one(planned: PlannedStatistic, queries, noises, data, plan: Release
             (name, plan.schema.column(name).label) for name in dict.fromkeys(statistic.column_names)
             if plan.schema.column(name).label
         ),
+        weighted_by=statistic.weighted_by,
     )

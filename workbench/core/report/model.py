@@ -14,6 +14,7 @@ from workbench.core.privacy import Guarantee, risk, spent_in_words
 from workbench.core.release import Flag, Release, ReleasedStatistic, software_in_words
 from workbench.core.report import figures as report_figures
 from workbench.core.report.numbers import released_error, released_number, reliability_words
+from workbench.core.statistics import SAMPLING_ERROR_WORDS
 
 REFERENCES = {
     "dwork-roth": "C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy. Foundations and "
@@ -295,6 +296,12 @@ def _methodology(release: Release, mechanisms: set[str]) -> tuple[str, ...]:
             "(McKenna & Sheldon 2020). Their error is stated in ranks (rows between the released value and the "
             "best point), which holds whatever the data; in the column's units it depends on how dense the data "
             "are, which is private."
+        )
+    if any(statistic.weighted_by for statistic in release.statistics):
+        lines.append(
+            "Weighted statistics sum each row's survey weight (or weight times value), clamped into the weight's "
+            "public bounds, so one person's rows move them by at most their number times the largest product. "
+            + SAMPLING_ERROR_WORDS
         )
     if any(statistic.type == "proportion" for statistic in release.statistics):
         lines.append(

@@ -53,7 +53,7 @@ def reliable_from_words(planned: PlannedStatistic, error: float, plan: ReleasePl
     smallest = reliable_from(planned, error, plan.reliability, plan.confidence)
     if smallest is None:
         return ""
-    if planned.statistic.type_name in COUNTING:
+    if planned.statistic.type_name in COUNTING and not planned.statistic.weighted_by:
         return f"{smallest:,.0f} rows"
     if planned.statistic.type_name == "proportion":  # in percent either way: "shares from 16%"
         percent = smallest * (1 if getattr(planned.statistic, "percent", False) else 100)

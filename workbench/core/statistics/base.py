@@ -89,6 +89,7 @@ class Statistic:
 
     type_name: ClassVar[str] = ""
     by: tuple[str, ...] = ()  # categorical columns: one value per group (a combination of their categories)
+    weighted_by: str | None = None  # a survey weight column (``weights``), for the statistics that take one
     mechanisms: ClassVar[tuple[MechanismKind, ...]] = (MechanismKind.LAPLACE, MechanismKind.GAUSSIAN)
     error_unit: ClassVar[str] = ""  # what the error bound counts, if not the statistic's own units
     # the noise goes into sums the value is computed from (a mean, a variance), not into the value itself
@@ -104,7 +105,21 @@ class Statistic:
     @property
     def column_names(self) -> tuple[str, ...]:
         """Every column the statistic reads (a row missing one of them is left out)."""
-        return self.by
+        return (*self.by, *self._weight_column())
+
+    def _weight_column(self) -> tuple[str, ...]:
+        return (self.weighted_by,) if self.weighted_by else ()
+
+    def planning_size(self, schema: Schema, rows: float | None) -> float | None:
+        """What ``rows`` rows add up to in the denominator of ``error_bound``: the rows themselves, or for a
+        weighted statistic their weights at the smallest (the largest error: a preview never promises more)."""
+        if not self.weighted_by or rows is None:
+            return rows
+        from workbench.core.statistics.weights import weight_spec
+
+        lower = weight_spec(schema, self.weighted_by, self.label).lower
+        assert lower is not None
+        return rows * lower
 
     def grouping_specs(self, schema: Schema) -> tuple[CategoricalColumn, ...]:
         """The grouping columns' descriptions, checked: categorical, different, at most three, and not too
@@ -179,10 +194,13 @@ class Statistic:
         return (-math.inf, math.inf)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type_name, **({"by": grouping_json(self.by)} if self.by else {})}
+        return {"type": self.type_name, **({"by": grouping_json(self.by)} if self.by else {}),
+                **({"weighted_by": self.weighted_by} if self.weighted_by else {})}
 
     def _by_words(self) -> str:
-        return f" by {grouping_words(self.by)}" if self.by else ""
+        """' by region', and ' weighted by wt' for a weighted statistic (every label ends with them)."""
+        by = f" by {grouping_words(self.by)}" if self.by else ""
+        return by + (f" weighted by {self.weighted_by}" if self.weighted_by else "")
 
     def _in_each_group(self, preposition: str = "in") -> str:
         """' in each category of region', ' in each combination of region and sex' (for methods)."""
@@ -206,14 +224,14 @@ class ColumnStatistic(Statistic):
 
     @property
     def column_names(self) -> tuple[str, ...]:
-        return (self.column, *self.by)
+        return (self.column, *self.by, *self._weight_column())
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "column": self.column}
 
     def _public_count(self, schema: Schema) -> bool:
         """Whether the rows are counted by the public size (no groups, and the count needs no noise)."""
-        return not self.by and count_is_public(schema, self.column_names)
+        return not self.by and not self.weighted_by and count_is_public(schema, self.column_names)
 
     def _row_sum_sensitivity(self, schema: Schema, lo: int, hi: int) -> Sensitivity:
         """A sum of per-row integers in [lo, hi] over this statistic's rows, per group if ``by``."""

@@ -26,28 +26,42 @@ from workbench.core.statistics.base import (
     group_cells,
     group_codes,
     numeric_spec,
+    sums_by_group,
 )
+from workbench.core.statistics.weights import weight_grid, weights_of
 
 
 @dataclass(frozen=True)
 class Count(Statistic):
-    """The number of rows that remain after preparation (in each group, with ``by``)."""
+    """The number of rows that remain after preparation (in each group, with ``by``); with ``weight``,
+    the sum of their survey weights (an estimate of the population's size)."""
 
     by: tuple[str, ...] = ()
+    weighted_by: str | None = None
     type_name: ClassVar[str] = "count"
 
     @property
     def label(self) -> str:
-        return f"count of rows{self._by_words()}"
+        return f"{'weighted ' if self.weighted_by else ''}count of rows{self._by_words()}"
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
-        if not self.by and count_is_public(schema):
+        if not self.by and not self.weighted_by and count_is_public(schema):
             return ()
         self.groups(schema)  # checks the grouping column
         grouped = bool(self.by)
+        if self.weighted_by:
+            grid = weight_grid(schema, self.weighted_by, self.label)
+            bound = sensitivity.grouped_sum if grouped else sensitivity.bounded_sum
+            rows = schema.min_rows_per_person(self.column_names)
+            weighted = bound(grid.lo, grid.hi, schema.k, rows, schema.neighbouring)
+            return (Query("weighted count", weighted, grid.unit, 1.0, not grouped),)
         return (Query("count", count_sensitivity(schema, self.column_names, grouped), 1.0, 1.0, not grouped),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+        if self.weighted_by:
+            grid = weight_grid(data.schema, self.weighted_by, self.label)
+            weights = grid.to_integers(weights_of(data, self.column_names, self.weighted_by))
+            return (sums_by_group(weights, group_codes(self, data), self.group_count(data.schema)),)
         if not self.by:
             return () if count_is_public(data.schema) else ([data.rows],)
         codes = group_codes(self, data)
@@ -58,7 +72,8 @@ class Count(Statistic):
         if not noises:
             return (Cell("", float(schema.public_size), 0.0, "the public size you entered; no noise needed"),)
         error = self.error_bound(noises, schema, None, confidence)
-        return group_cells(self.groups(schema), [float(v) for v in noisy[0]], [error] * len(noisy[0]))
+        unit = self.queries(schema)[0].unit
+        return group_cells(self.groups(schema), [float(v) * unit for v in noisy[0]], [error] * len(noisy[0]))
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         return (0.0, math.inf)
@@ -66,6 +81,9 @@ class Count(Statistic):
     def method(self, schema: Schema) -> str:
         if not self.queries(schema):
             return "Under 'substitute one person' with one row per person the count is the public size."
+        if self.weighted_by:
+            return (f"Sum of the weights in {self.weighted_by} (clamped to their bounds and summed exactly on an integer "
+                    f"grid){self._in_each_group()}, plus integer noise on that grid.")
         if self.by:
             return f"Number of rows{self._in_each_group()}, plus integer noise in every group."
         return "Number of rows, plus integer noise."
@@ -80,7 +98,9 @@ class _CellCounts:
 
     def estimate(self, noisy, noises, schema, confidence):
         error = self.error_bound(noises, schema, None, confidence)  # type: ignore[attr-defined]
-        return tuple(Cell(label, float(value), error) for label, value in zip(self._cell_labels(schema), noisy[0]))
+        unit = self.queries(schema)[0].unit  # type: ignore[attr-defined]  # a weight's grid step, or 1 row
+        return tuple(Cell(label, float(value) * unit, error)
+                     for label, value in zip(self._cell_labels(schema), noisy[0]))
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         return (0.0, math.inf)
@@ -96,6 +116,7 @@ class Histogram(_CellCounts, ColumnStatistic):
     """
 
     edges: tuple[float, ...] = ()
+    weighted_by: str | None = None
     type_name: ClassVar[str] = "histogram"
 
     def __post_init__(self) -> None:
@@ -110,6 +131,11 @@ class Histogram(_CellCounts, ColumnStatistic):
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         self._bins(schema)
         self.groups(schema)  # checks the grouping column
+        if self.weighted_by:  # each row adds its weight to one bin: a grouped sum of the weights
+            grid = weight_grid(schema, self.weighted_by, self.label)
+            rows = schema.min_rows_per_person(self.column_names)
+            weighted = sensitivity.grouped_sum(grid.lo, grid.hi, schema.k, rows, schema.neighbouring)
+            return (Query("weighted bins", weighted, grid.unit, 1.0, scalar=False),)
         return (Query("bins", sensitivity.histogram(schema.k, schema.neighbouring), 1.0, 1.0, scalar=False),)
 
     def _bins(self, schema: Schema) -> tuple[str, ...]:
@@ -151,12 +177,16 @@ class Histogram(_CellCounts, ColumnStatistic):
         groups = group_codes(self, data)
         cells = len(bins) * self.group_count(data.schema)
         codes = np.where((codes >= 0) & (groups >= 0), groups * len(bins) + codes, -1)
+        if self.weighted_by:
+            grid = weight_grid(data.schema, self.weighted_by, self.label)
+            return (sums_by_group(grid.to_integers(weights_of(data, self.column_names, self.weighted_by)), codes, cells),)
         return (counts_by_group(codes, cells),)
 
     def method(self, schema: Schema) -> str:
         where = f",{self._in_each_group('within')}" if self.by else ""
         if self.edges:
-            return (f"Rows counted in each interval of {self.column} between the public edges (values outside the "
+            counted = f"Weights in {self.weighted_by} summed" if self.weighted_by else "Rows counted"
+            return (f"{counted} in each interval of {self.column} between the public edges (values outside the "
                     f"bounds in the first or last interval){where}, plus integer noise in every bin.")
         spec = categorical_spec(schema, self.column, "histogram")
         outside = (
@@ -164,7 +194,8 @@ class Histogram(_CellCounts, ColumnStatistic):
             if len(spec.bins) > len(spec.categories)
             else "values outside the list are left out"
         )
-        return f"Rows counted in each public category ({outside}){where}, plus integer noise in every bin."
+        counted = f"Weights in {self.weighted_by} summed" if self.weighted_by else "Rows counted"
+        return f"{counted} in each public category ({outside}){where}, plus integer noise in every bin."
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), **({"edges": list(self.edges)} if self.edges else {})}

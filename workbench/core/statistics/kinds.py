@@ -12,6 +12,7 @@ from workbench.core.statistics.counts import Count, CrossTab, Histogram
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
 from workbench.core.statistics.proportions import Proportion
 from workbench.core.statistics.quantiles import Quantiles
+from workbench.core.statistics.weights import WEIGHTED_TYPES
 
 STATISTIC_TYPES: dict[str, type[Statistic]] = {
     cls.type_name: cls
@@ -25,8 +26,15 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
         raise PlanError(f"{where}: {kind!r} is not a statistic; choose one of {', '.join(STATISTIC_TYPES)}.")
     cls = STATISTIC_TYPES[data["type"]]
     by = _grouping_from_json(data.get("by"), where)
+    weight = data.get("weighted_by")  # a survey weight column ("weight" is the statistic's share of ε)
+    if weight is not None and (not isinstance(weight, str) or not weight):
+        raise PlanError(f"{where}: 'weighted_by' names the survey weight column, e.g. \"weighted_by\": \"wt\"; "
+                        f"it is {weight!r}.")
+    if weight is not None and data["type"] not in WEIGHTED_TYPES:
+        raise PlanError(f"{where}: a {data['type']} cannot be weighted; 'weighted_by' is for "
+                        f"{', '.join(WEIGHTED_TYPES)}. Remove 'weighted_by'.")
     if cls is Count:
-        return Count(by=by)
+        return Count(by=by, weighted_by=weight)
     if cls is CrossTab:
         columns = data.get("columns")
         if not isinstance(columns, list) or not all(isinstance(c, str) and c for c in columns):
@@ -55,13 +63,15 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
             )
         edges = tuple(edges)
     if cls is Histogram:
-        return Histogram(column=column, by=by, edges=edges)
+        return Histogram(column=column, by=by, edges=edges, weighted_by=weight)
     if cls is Proportion:
         percent = data.get("percent", False)
         if not isinstance(percent, bool):
             raise PlanError(f"{where}: 'percent' is true (shares in percent) or false (shares between 0 and 1); "
                             f"it is {percent!r}.")
-        return Proportion(column=column, by=by, percent=percent, edges=edges)
+        return Proportion(column=column, by=by, percent=percent, edges=edges, weighted_by=weight)
+    if cls in (Sum, Mean):
+        return cls(column=column, by=by, weighted_by=weight)  # type: ignore[call-arg]
     return cls(column=column, by=by)  # type: ignore[call-arg]
 
 

@@ -31,23 +31,36 @@ from workbench.core.statistics.base import (
     sums_by_group,
 )
 from workbench.core.statistics.grid import SumGrid, grid_of
+from workbench.core.statistics.weights import product_grid, weight_spec, weights_of
 
 
 @dataclass(frozen=True)
 class Sum(ColumnStatistic):
-    """The sum of a numeric column, each value clamped into its public bounds."""
+    """The sum of a numeric column, each value clamped into its public bounds; with ``weight``, the sum of
+    weight times value (a survey's estimated population total)."""
 
+    weighted_by: str | None = None
     type_name: ClassVar[str] = "sum"
 
+    def _grid(self, schema: Schema) -> SumGrid:
+        spec = numeric_spec(schema, self.column, "sum")
+        if not self.weighted_by:
+            return grid_of(spec)
+        assert spec.lower is not None and spec.upper is not None
+        return product_grid(float(spec.lower), float(spec.upper), weight_spec(schema, self.weighted_by, self.label))
+
     def queries(self, schema: Schema) -> tuple[Query, ...]:
-        grid = grid_of(numeric_spec(schema, self.column, "sum"))
+        grid = self._grid(schema)
         self.groups(schema)  # checks the grouping column
-        return (Query("sum", self._row_sum_sensitivity(schema, grid.lo, grid.hi), grid.unit, 1.0, not self.by),)
+        return (Query("weighted sum" if self.weighted_by else "sum", self._row_sum_sensitivity(schema, grid.lo, grid.hi),
+                      grid.unit, 1.0, not self.by),)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
-        grid = grid_of(numeric_spec(data.schema, self.column, "sum"))
-        values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
-        return (sums_by_group(values, group_codes(self, data), self.group_count(data.schema)),)
+        grid = self._grid(data.schema)
+        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
+        if self.weighted_by:
+            values = values * weights_of(data, self.column_names, self.weighted_by)
+        return (sums_by_group(grid.to_integers(values), group_codes(self, data), self.group_count(data.schema)),)
 
     def estimate(self, noisy, noises, schema, confidence):
         unit = self.queries(schema)[0].unit
@@ -55,12 +68,17 @@ class Sum(ColumnStatistic):
         return group_cells(self.groups(schema), [v * unit for v in noisy[0]], [error] * len(noisy[0]))
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
-        grid = grid_of(numeric_spec(schema, self.column, "sum"))
+        grid = self._grid(schema)
         return (0.0 if grid.lower >= 0 else -math.inf, 0.0 if grid.upper <= 0 else math.inf)
 
     def method(self, schema: Schema) -> str:
         unit = self.queries(schema)[0].unit
         where = self._in_each_group()
+        if self.weighted_by:
+            return (
+                f"Each value clamped to its bounds times its weight in {self.weighted_by} (clamped to the weight's bounds), "
+                f"scaled to integer multiples of {unit:.3g} and summed exactly{where}, plus integer noise on that grid."
+            )
         return (
             f"Values clamped to the bounds, scaled to integer multiples of {unit:.3g} and summed exactly{where}, "
             "plus integer noise on that grid."
@@ -71,35 +89,72 @@ class Sum(ColumnStatistic):
 class Mean(ColumnStatistic):
     """The mean of a numeric column: a noisy centred sum over a noisy (or public) count."""
 
+    weighted_by: str | None = None
     type_name: ClassVar[str] = "mean"
     computed_from_noisy_sums: ClassVar[bool] = True
 
+    def _parts(self, schema: Schema) -> tuple[SumGrid, int, float, float]:
+        """The grid of the centred per-row values, the integer centre subtracted on it (unweighted), the
+        centre in the column's units, and one integer step of the denominator (a row, or a weight's grid step).
+
+        Unweighted, values are put on their grid and centred there; weighted, each row's w·(x - c) is put on
+        the grid of its bounds [w_max (L - c), w_max (U - c)]."""
+        spec = numeric_spec(schema, self.column, "mean")
+        grid = grid_of(spec)
+        if not self.weighted_by:
+            return grid, grid.centre, grid.centre * grid.unit, 1.0
+        weight = weight_spec(schema, self.weighted_by, self.label)
+        centre = grid.centre * grid.unit
+        assert weight.upper is not None
+        centred = SumGrid(weight.upper * (grid.lower - centre), weight.upper * (grid.upper - centre))
+        return centred, 0, centre, grid_of(weight).unit
+
     def queries(self, schema: Schema) -> tuple[Query, ...]:
-        grid = grid_of(numeric_spec(schema, self.column, "mean"))
+        grid, offset, _, step = self._parts(schema)
         self.groups(schema)  # checks the grouping column
-        centred = self._row_sum_sensitivity(schema, grid.lo - grid.centre, grid.hi - grid.centre)
+        centred = self._row_sum_sensitivity(schema, grid.lo - offset, grid.hi - offset)
         if self._public_count(schema):
             return (Query("centred sum", centred, grid.unit, 1.0),)
-        count = Query("count", count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, 0.5, not self.by)
+        if self.weighted_by:
+            weights = grid_of(weight_spec(schema, self.weighted_by, self.label))
+            count = Query("weighted count", self._row_sum_sensitivity(schema, weights.lo, weights.hi), step, 0.5,
+                          not self.by)
+        else:
+            count = Query("count", count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, 0.5, not self.by)
         return (Query("centred sum", centred, grid.unit, 0.5, not self.by), count)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
-        grid = grid_of(numeric_spec(data.schema, self.column, "mean"))
-        values = grid.to_integers(data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64))
+        grid, offset, centre, _ = self._parts(data.schema)
+        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
         codes, groups = group_codes(self, data), self.group_count(data.schema)
-        centred = sums_by_group(values - grid.centre, codes, groups)
+        if self.weighted_by:
+            weights = weights_of(data, self.column_names, self.weighted_by)
+            centred = sums_by_group(grid.to_integers(weights * (values - centre)), codes, groups)
+            weight_steps = grid_of(weight_spec(data.schema, self.weighted_by, self.label)).to_integers(weights)
+            return (centred, sums_by_group(weight_steps, codes, groups))
+        centred = sums_by_group(grid.to_integers(values) - offset, codes, groups)
         if self._public_count(data.schema):
             return (centred,)
         return (centred, counts_by_group(codes, groups))
 
+    def _smallest_size(self, schema: Schema) -> float:
+        """A denominator below one row (or one row's smallest weight) forms no mean."""
+        if not self.weighted_by:
+            return 1.0
+        lower = weight_spec(schema, self.weighted_by, self.label).lower
+        assert lower is not None
+        return float(lower)
+
     def estimate(self, noisy, noises, schema, confidence):
-        grid = grid_of(numeric_spec(schema, self.column, "mean"))
-        centre = grid.centre * grid.unit
+        grid, _, centre, step = self._parts(schema)
         cells = []
+        smallest = self._smallest_size(schema)
         for i, group in enumerate(self.groups(schema)):
-            size = float(schema.public_size) if self._public_count(schema) else float(noisy[1][i])
-            if size < 1:
-                note = f"the noisy count of rows is below 1, so no mean can be formed{EMPTY_GROUP_WORDS}"
+            size = float(schema.public_size) if self._public_count(schema) else float(noisy[1][i]) * step
+            if size < smallest:
+                what = "weights" if self.weighted_by else "count of rows"
+                below = f"the smallest weight, {smallest:g}" if self.weighted_by else "1"
+                note = f"the noisy {what} is below {below}, so no mean can be formed{EMPTY_GROUP_WORDS}"
                 cells.append(Cell(group, None, None, note))
                 continue
             value = centre + noisy[0][i] * grid.unit / size
@@ -124,20 +179,21 @@ class Mean(ColumnStatistic):
         the offset is taken at its largest, half the range: the bound the release starts its
         search from, so no release at that size states more (and a mean near a bound gets it).
         """
-        grid = grid_of(numeric_spec(schema, self.column, "mean"))
+        grid, _, centre, step = self._parts(schema)
         if self._public_count(schema):
             size = float(schema.public_size)
-        if not size or size < 1:
+        if not size or size < self._smallest_size(schema):
             return math.inf
         if len(noises) == 1:
             return noises[0].halfwidth(confidence) * grid.unit / size
-        centre = grid.centre
-        half_range = max(grid.hi - centre, centre - grid.lo) * grid.unit
+        values = grid_of(numeric_spec(schema, self.column, "mean"))  # the column's own grid, in its units
+        half_range = max(values.hi - values.centre, values.centre - values.lo) * values.unit
         total, count = noises
 
         def halfwidth(distance: float) -> float:  # in the mean's units, for a true offset of ``distance``
             distance = min(distance, half_range)
-            return combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance, confidence) / size
+            return combined_halfwidth(total.kind.value, total.scale, grid.unit, count.scale, distance * step,
+                                      confidence) / size
 
         if offset is None:  # a preview, or planning: the largest offset, which no release exceeds
             return halfwidth(half_range)

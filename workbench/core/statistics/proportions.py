@@ -41,6 +41,7 @@ class Proportion(ColumnStatistic):
 
     percent: bool = False
     edges: tuple[float, ...] = ()
+    weighted_by: str | None = None  # shares of the weights' sum (a survey's estimated population shares)
     type_name: ClassVar[str] = "proportion"
     computed_from_noisy_sums: ClassVar[bool] = True  # its error depends on the group's rows
 
@@ -51,7 +52,7 @@ class Proportion(ColumnStatistic):
     @property
     def counts(self) -> Histogram:
         """The histogram whose noisy counts the shares are computed from."""
-        return Histogram(self.column, by=self.by, edges=self.edges)
+        return Histogram(self.column, by=self.by, edges=self.edges, weighted_by=self.weighted_by)
 
     @property
     def scale(self) -> float:
@@ -59,7 +60,7 @@ class Proportion(ColumnStatistic):
 
     @property
     def label(self) -> str:
-        cut = self.counts.label[len(f"histogram of {self.column}"):] if self.edges else self._by_words()
+        cut = self.counts.label[len(f"histogram of {self.column}"):]  # the edges, groups and weight
         return f"{'percentages' if self.percent else 'proportions'} of {self.column}{cut}"
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
@@ -70,15 +71,17 @@ class Proportion(ColumnStatistic):
 
     def estimate(self, noisy, noises, schema, confidence):
         bins = self.counts._bins(schema)
-        (noise,) = noises
+        (query,) = self.queries(schema)
+        smallest = self.planning_size(schema, 1.0) or 1.0  # one row, or one row's smallest weight
         cells = []
         for g, group in enumerate(self.groups(schema)):
-            counts = [float(v) for v in noisy[0][g * len(bins) : (g + 1) * len(bins)]]
+            counts = [float(v) * query.unit for v in noisy[0][g * len(bins) : (g + 1) * len(bins)]]
             total = sum(counts)
             for name, count in zip(bins, counts):
                 label = f"{group} / {name}" if self.by else name
-                if total < 1:
-                    note = f"the noisy total of rows is below 1, so no share can be formed{EMPTY_GROUP_WORDS}"
+                if total < smallest:
+                    what = f"weights is below the smallest weight, {smallest:g}" if self.weighted_by else "rows is below 1"
+                    note = f"the noisy total of {what}, so no share can be formed{EMPTY_GROUP_WORDS}"
                     cells.append(Cell(label, None, None, note))
                     continue
                 share = count / total
@@ -91,13 +94,14 @@ class Proportion(ColumnStatistic):
         share: float | None = None,
     ) -> float:
         """Bound on |released share - exact share| for a group of ``size`` rows (the released total, or a
-        preview's estimate). Without ``share`` (previews and planning), the largest over every share: no
-        release at that size states more."""
-        if not size or size < 1:
+        preview's estimate; weighted, in the weights' units). Without ``share`` (previews and planning), the
+        largest over every share: no release at that size states more."""
+        if not size or size < (self.planning_size(schema, 1.0) or 1.0):
             return math.inf
         (noise,) = noises
         bins = len(self.counts._bins(schema))
-        widths = share_halfwidths(noise.kind.value, noise.scale, bins, confidence)
+        (query,) = self.queries(schema)
+        widths = share_halfwidths(noise.kind.value, noise.scale, bins, confidence) * query.unit
         if share is None:
             return min(1.0, float(widths.max()) / size) * self.scale
         bound = float(widths.max()) / size
@@ -127,7 +131,7 @@ class Proportion(ColumnStatistic):
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), **({"percent": True} if self.percent else {}),
+        return {**super().to_json(), **({"percent": True} if self.percent else {}),  # weight: by the base
                 **({"edges": list(self.edges)} if self.edges else {})}
 
 

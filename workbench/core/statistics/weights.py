@@ -1,0 +1,66 @@
+"""Survey weights: a count, histogram, sum, mean or proportion weighted by a column with public
+bounds [w_min, w_max], 0 < w_min < w_max, as published survey estimates are.
+
+A weighted statistic sums per-row products (w, or w·x) clamped into public bounds, on the
+power-of-two grid of those bounds (``grid``): one person's rows move the sum by at most k
+times the largest product, as for any bounded sum, so the sensitivity is derived like every
+other (``sensitivity.bounded_sum`` / ``grouped_sum`` on the products' integer bounds). The
+error bar covers the DP noise only, never the sampling error of the survey design.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.core.data import NumericColumn, PreparedData, Schema
+from workbench.core.errors import SchemaError
+from workbench.core.statistics.grid import SumGrid, grid_of
+
+WEIGHTED_TYPES = ("count", "histogram", "sum", "mean", "proportion")
+
+
+def weight_spec(schema: Schema, weight: str, label: str) -> NumericColumn:
+    """The weight column's description, checked: numeric, with bounds 0 < w_min < w_max."""
+    spec = schema.column(weight)
+    if not isinstance(spec, NumericColumn):
+        raise SchemaError(
+            f"'{label}' is weighted by '{weight}', which is described as {spec.kind}. A weight column must be numeric "
+            "with public bounds (the smallest and largest weight of the survey design)."
+        )
+    spec.validate()
+    assert spec.lower is not None
+    if spec.lower <= 0:
+        raise SchemaError(
+            f"'{label}' is weighted by '{weight}', whose lower bound is {spec.lower:g}. Survey weights are positive: "
+            "enter the smallest weight the design gives (for example 1), so that a row always counts."
+        )
+    return spec
+
+
+def weight_grid(schema: Schema, weight: str, label: str) -> SumGrid:
+    """The grid on which weights are summed exactly (a weighted count)."""
+    return grid_of(weight_spec(schema, weight, label))
+
+
+def product_grid(lower: float, upper: float, weight: NumericColumn) -> SumGrid:
+    """The grid of w·x for x in [lower, upper] and w in the weight's bounds (w > 0): its extremes are at the corners."""
+    assert weight.lower is not None and weight.upper is not None
+    corners = [w * x for w in (weight.lower, weight.upper) for x in (lower, upper)]
+    return SumGrid(min(corners), max(corners))
+
+
+def weights_of(data: PreparedData, columns: tuple[str, ...], weight: str) -> np.ndarray:
+    """Each complete row's weight (clamped into its bounds when the data were prepared)."""
+    return data.complete(columns)[weight].to_numpy(dtype=np.float64)
+
+
+def weighted_words(weight: str | None) -> str:
+    return f" weighted by {weight}" if weight else ""
+
+
+SAMPLING_ERROR_WORDS = (
+    "A weighted estimate's error bar covers the differential-privacy noise only, not the survey's sampling error. "
+    "The two are independent: with a design-based standard error SE (from the survey's own variance estimation) "
+    "and the DP error bound t at 95%, the total standard error is √(SE² + (t / 1.96)²), and a 95% interval for the "
+    "population value is ± 1.96 times that."
+)
