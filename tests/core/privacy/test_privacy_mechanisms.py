@@ -240,6 +240,32 @@ def test_proportions_under_substitute_stay_within_epsilon():
     assert caught.epsilon_lower_bound > 1.0, caught
 
 
+def test_weighted_sum_over_a_person_with_k_heavy_rows_stays_within_epsilon():
+    """Issue 21, 3: a person's two rows at the largest weight and value move the weighted sum by k·w_max·x_max.
+    End to end through prepare, the plan's calibration and OpenDP; forgetting the weight (the unweighted
+    sum's sensitivity, in the same units) is caught."""
+    schema = Schema(
+        columns=(IdentifierColumn("pid"), NumericColumn("x", lower=0, upper=10), NumericColumn("w", lower=1, upper=8)),
+        unit=PrivacyUnit("pid", 2),
+    )
+    statistic = Sum("x", weighted_by="w")
+    planned = PlannedStatistic(statistic, MechanismKind.LAPLACE, Budget(1.0))
+    others = pd.DataFrame({"pid": [1, 1, 2, 3], "x": [3.0, 4.0, 2.0, 7.5], "w": [1.5, 1.5, 6.0, 2.0]})
+    victim = pd.DataFrame({"pid": [9, 9], "x": [10.0, 10.0], "w": [8.0, 8.0]})
+    with_victim = pd.concat([others, victim], ignore_index=True)
+    (noise,) = planned.noises(schema)
+    (without,), (with_,) = (statistic.exact(prepare(_table(t), schema)) for t in (others, with_victim))
+    assert with_[0] - without[0] == noise.sensitivity  # 2 x 8 x 10 on the product grid: reached
+    honest = empirical_epsilon(draws(noise, without[0]), draws(noise, with_[0]), thresholds(without[0], noise.scale))
+    assert honest.epsilon_lower_bound <= 1.0, honest
+
+    unit = statistic.queries(schema)[0].unit
+    unweighted = Sum("x").queries(schema)[0]
+    wrong = calibrate(MechanismKind.LAPLACE, round(unweighted.sensitivity.l1 * unweighted.unit / unit), 1.0)
+    caught = empirical_epsilon(draws(wrong, without[0]), draws(wrong, with_[0]), thresholds(without[0], wrong.scale))
+    assert caught.epsilon_lower_bound > 1.0, caught
+
+
 def test_mean_by_group_parts_are_grouped_queries():
     schema = Schema(columns=(NumericColumn("x", lower=0, upper=10), CategoricalColumn("g", categories=("a", "b"))))
     queries = Mean("x", by="g").queries(schema)

@@ -256,3 +256,72 @@ def test_the_statistic_brute_force_catches_groups_treated_as_one_sum():
     ((l1, _),) = brute_force_statistic(statistic, s, 2)
     one_sum = Sum("x").queries(s)[0].sensitivity.l1
     assert one_sum < l1
+
+
+def weighted_schema(neighbouring, k):
+    """``schema`` plus a weight column w in [0.5, 4], a missing weight imputed (so every row counts: a_min = 1;
+    with missing weights dropped the stated sensitivity allows a person whose rows all vanish)."""
+    base = schema(neighbouring, k=k, lower=-2.0, upper=3.0)
+    weight = NumericColumn("w", lower=0.5, upper=4.0, missing=MissingPolicy(MissingAction.IMPUTE, 1.0))
+    return Schema(columns=(*base.columns, weight), unit=base.unit,
+                  neighbouring=neighbouring, public_size=base.public_size)
+
+
+def brute_force_weighted(statistic, s, k: int) -> list[tuple[float, float]]:
+    """As ``brute_force_statistic``, each row also taking the smallest or largest weight."""
+    import numpy as np
+    import pandas as pd
+
+    from workbench.core.data.io import Table
+    from workbench.core.data.prepare import prepare
+
+    def table(rows):
+        frame = pd.DataFrame(rows, columns=["pid", "x", "c", "c2", "c3", "w"])
+        return Table(frame=frame, source=__import__("pathlib").Path("people.csv"), file_format="text")
+
+    others = [(100, 2.0, "a", "u", "p", 1.0), (101, 0.0, "b", "v", "q", 3.5)]
+    row_choices = list(itertools.product((-2.0, 3.0), ("a", "b"), ("u", "v"), (0.5, 4.0)))
+    people = [rows for n in range(1, k + 1) for rows in itertools.product(row_choices, repeat=n)]
+    answers = [statistic.exact(prepare(table(others), s))]
+    for rows in people:
+        answers.append(statistic.exact(prepare(table(others + [(1, x, c, c2, "p", w) for x, c, c2, w in rows]), s)))
+    worst = []
+    for q in range(len(answers[0])):
+        vectors = np.array([a[q] for a in answers], dtype=float)
+        changes = (vectors[1:] - vectors[0] if s.neighbouring is ADD
+                   else (vectors[1:, None, :] - vectors[None, 1:, :]).reshape(-1, vectors.shape[1]))
+        worst.append((float(np.abs(changes).sum(axis=1).max()), float(np.sqrt((changes ** 2).sum(axis=1)).max())))
+    return worst
+
+
+@pytest.mark.parametrize("neighbouring", [ADD, SUB])
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("make", [
+    lambda: Count(weighted_by="w"),
+    lambda: Count(by="c2", weighted_by="w"),
+    lambda: Sum("x", weighted_by="w"),
+    lambda: Sum("x", by=("c", "c2"), weighted_by="w"),
+    lambda: Mean("x", weighted_by="w"),
+    lambda: Mean("x", by="c2", weighted_by="w"),
+    lambda: Histogram("c", weighted_by="w"),
+    lambda: __import__("workbench.core.statistics", fromlist=["Proportion"]).Proportion("c", by="c2", weighted_by="w"),
+], ids=["count", "count-by", "sum", "sum-by-2", "mean", "mean-by", "histogram", "proportion-by"])
+def test_weighted_statistics_match_brute_force(make, k, neighbouring):
+    """Issue 21, 3: a person's contribution is bounded by the weight bound times the value bound; the stated
+    sensitivity (from the products' integer bounds) is exactly the largest change brute force finds."""
+    statistic = make()
+    s = weighted_schema(neighbouring, k)
+    found = brute_force_weighted(statistic, s, k)
+    queries = statistic.queries(s)
+    assert len(found) == len(queries)
+    for query, (l1, l2) in zip(queries, found):
+        assert query.sensitivity.l1 == pytest.approx(l1, rel=1e-12), query.name
+        assert query.sensitivity.l2 >= l2 * (1 - 1e-12) and query.sensitivity.l2 == pytest.approx(l2, rel=1e-9), query.name
+
+
+def test_the_weighted_brute_force_catches_a_sensitivity_that_forgets_the_weight():
+    s = weighted_schema(SUB, 2)
+    ((l1, _),) = brute_force_weighted(Sum("x", weighted_by="w"), s, 2)
+    unweighted = Sum("x").queries(s)[0]
+    weighted = Sum("x", weighted_by="w").queries(s)[0]
+    assert unweighted.sensitivity.l1 * unweighted.unit < l1 * weighted.unit  # in the column's units: too small

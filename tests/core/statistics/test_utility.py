@@ -47,6 +47,7 @@ FRAME = pd.DataFrame(
         "x": rng.uniform(-20, 120, 1200).round(2),
         "c": rng.choice(["a", "b", "c", "d"], 1200),
         "d": rng.choice(["u", "v", "w"], 1200),
+        "wt": rng.lognormal(0.5, 0.6, 1200).round(2),  # survey weights, skewed; some beyond the bounds (clamped)
     }
 )
 TABLE = Table(frame=FRAME, source=Path("utility.csv"), file_format="text")
@@ -59,6 +60,7 @@ def schema(neighbouring: Neighbouring, k: int) -> Schema:
             NumericColumn("x", lower=0, upper=100, missing=MissingPolicy(MissingAction.IMPUTE, 50.0)),
             CategoricalColumn("c", ("a", "b", "c")),
             CategoricalColumn("d", ("u", "v"), outside=OutsideCategories.DROP),
+            NumericColumn("wt", lower=0.5, upper=6.0),
         ),
         unit=PrivacyUnit("pid", k) if k > 1 else PrivacyUnit(),
         neighbouring=neighbouring,
@@ -68,6 +70,11 @@ def schema(neighbouring: Neighbouring, k: int) -> Schema:
 
 def truth(statistic, exact, s: Schema) -> np.ndarray:
     grid = SumGrid(0.0, 100.0)
+    if isinstance(statistic, Mean) and statistic.weighted_by:
+        sums, _, centre, step = statistic._parts(s)
+        return centre + np.array(exact[0], dtype=float) * sums.unit / (np.array(exact[1], dtype=float) * step)
+    if statistic.weighted_by:  # a weighted count or sum: the exact sum on its grid
+        return np.array(exact[0], dtype=float) * statistic.queries(s)[0].unit
     if isinstance(statistic, Variance):  # also StandardDeviation
         _, squares, _ = statistic._grids(s)
         count = np.array(exact[2], dtype=float) if len(exact) > 2 else float(s.public_size)
@@ -109,6 +116,11 @@ CASES = [
     (Mean("x", by=("c", "d")), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 2, 1.0),
     (Sum("x", by=("c", "d")), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 2, 0.5),
     (Count(by=("c", "d")), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 3, 0.3),
+    # weighted by survey weights in [0.5, 6] (issue 21, 3)
+    (Count(weighted_by="wt"), MechanismKind.LAPLACE, Neighbouring.SUBSTITUTE, 1, 0.3),
+    (Sum("x", by="c", weighted_by="wt"), MechanismKind.GAUSSIAN, Neighbouring.ADD_REMOVE, 2, 0.5),
+    (Mean("x", weighted_by="wt"), MechanismKind.LAPLACE, Neighbouring.ADD_REMOVE, 3, 1.0),
+    (Mean("x", by="d", weighted_by="wt"), MechanismKind.GAUSSIAN, Neighbouring.SUBSTITUTE, 1, 2.0),
 ]
 
 

@@ -10,6 +10,7 @@ nearly tight bound.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from statistics import NormalDist
 from typing import Sequence
 
@@ -114,12 +115,28 @@ MAX_SUPPORT = 20_000_000  # noise values enumerated for a combined half-width; b
 _MAX_POINTS = 2_000  # values of |Zb| the bisection evaluates; wider noise is lumped (pessimistically)
 
 
+_LATTICE_POINTS = 500  # magnitudes of a noise too wide to enumerate: steps of about 2.5% of its scale
+
+
+@lru_cache(maxsize=256)
+def _lumped_magnitudes(kind: str, scale: float, half: int) -> tuple[np.ndarray, np.ndarray]:
+    """|Z| on a lattice of at most ``_LATTICE_POINTS`` magnitudes up to ``half``, each block's mass from the tail
+    (T(m) = P(|Z| > m), exact for discrete Laplace, an upper bound for the discrete Gaussian) and put at the
+    block's largest magnitude: a distribution that dominates |Z| stochastically, so a miss computed with it
+    is never understated. The mass beyond ``half`` is left out (the caller counts it as a miss)."""
+    points = np.unique(np.ceil(np.linspace(0.0, float(half), _LATTICE_POINTS + 1)))
+    tail = np.minimum(1.0, 2.0 * _upper_tail(kind, scale, points))
+    mass = np.concatenate([[1.0 - tail[0]], tail[:-1] - tail[1:]])
+    return points, np.maximum(mass, 0.0)
+
+
 def combined_halfwidth(kind: str, scale_a: float, a: float, scale_b: float, b: float, confidence: float) -> float:
     """Smallest t with P(|a Za + b Zb| > t) <= 1 - confidence, Za, Zb independent integer noises.
 
     Exact up to bisection for discrete Laplace; for the discrete Gaussian it uses the
     continuous tail, an upper bound. Zb is enumerated (its cut-off mass counts as a miss),
-    Za through its tail. Falls back to the union bound when Zb is too wide to enumerate.
+    Za through its tail; where Zb is too wide to enumerate, its magnitude is taken on a lattice
+    that dominates it (``_lumped_magnitudes``). Never more than the union bound.
     """
     _check_confidence(confidence)
     beta = 1.0 - confidence
@@ -129,19 +146,20 @@ def combined_halfwidth(kind: str, scale_a: float, a: float, scale_b: float, b: f
     if a == 0 or b == 0 or scale_b == 0:
         return a * width(scale_a, confidence) if b == 0 or scale_b == 0 else b * width(scale_b, confidence)
     cut = beta * 1e-4
-    if 2 * width(scale_b, 1.0 - cut) > MAX_SUPPORT:
-        return union
-    z, p = _probabilities(kind, scale_b, cut)
-    # Za is symmetric and unimodal, so P(|a Za + c| > t) grows with |c| (Anderson): fold Zb onto
-    # |z|, and where it is wide, lump blocks of values at their largest |z| (an upper bound).
-    positive = z >= 0
-    magnitude = z[positive]
-    mass = p[positive] + np.where(magnitude > 0, p[::-1][positive], 0.0)  # p is symmetric around 0
-    if len(magnitude) > _MAX_POINTS:
-        block = math.ceil(len(magnitude) / _MAX_POINTS)
-        edges = np.arange(0, len(magnitude), block)
-        mass = np.add.reduceat(mass, edges)
-        magnitude = magnitude[np.minimum(edges + block - 1, len(magnitude) - 1)]
+    if 2 * width(scale_b, 1.0 - cut) > MAX_SUPPORT:  # too wide to enumerate (a weighted count's fine grid)
+        magnitude, mass = _lumped_magnitudes(kind, scale_b, width(scale_b, 1.0 - cut))
+    else:
+        z, p = _probabilities(kind, scale_b, cut)
+        # Za is symmetric and unimodal, so P(|a Za + c| > t) grows with |c| (Anderson): fold Zb onto
+        # |z|, and where it is wide, lump blocks of values at their largest |z| (an upper bound).
+        positive = z >= 0
+        magnitude = z[positive]
+        mass = p[positive] + np.where(magnitude > 0, p[::-1][positive], 0.0)  # p is symmetric around 0
+        if len(magnitude) > _MAX_POINTS:
+            block = math.ceil(len(magnitude) / _MAX_POINTS)
+            edges = np.arange(0, len(magnitude), block)
+            mass = np.add.reduceat(mass, edges)
+            magnitude = magnitude[np.minimum(edges + block - 1, len(magnitude) - 1)]
     shift = b * magnitude
 
     def miss(t: float) -> float:
