@@ -143,11 +143,17 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "crosstab", "columns": ["sex", "employed"], "by": ["region", "education"]},
     {"type": "proportion", "column": "employed", "by": "region", "percent": True},  # issue 21, 5
     {"type": "proportion", "column": "age", "edges": [18, 65]},
+    {"type": "mean", "column": "annual_income", "by": "region", "weighted_by": "weekly_hours"},  # issue 21, 3
+    {"type": "proportion", "column": "employed", "by": "sex", "weighted_by": "weekly_hours", "percent": True},
+    {"type": "count", "weighted_by": "weekly_hours"},
 ])
 def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
     plan = json.loads(sample_plan_path.read_text())
     mechanism = "exponential" if statistic["type"] == "quantiles" else "laplace"
     plan["statistics"] = [{**statistic, "mechanism": mechanism, "epsilon": 0.5, "delta": 0.0}]
+    if statistic.get("weighted_by"):  # hours as a stand-in weight: weights need a positive lower bound
+        hours = next(c for c in plan["schema"]["columns"] if c["name"] == "weekly_hours")
+        hours.update(lower=1, missing={"action": "impute", "value": 1})
     plan_path = tmp_path / "one.plan.json"
     plan_path.write_text(json.dumps(plan))
     out = tmp_path / "results"

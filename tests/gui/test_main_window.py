@@ -594,3 +594,41 @@ def test_a_percentage_by_group_is_added_with_its_box_and_a_numeric_one_with_edge
     window.preview_page.recompute()
     row = len(window.document.plan.statistics) - 1
     assert window.preview_page.table.item(row, 8).text().startswith("shares from ")
+
+
+def test_a_weighted_mean_is_added_with_its_weight_column_and_released(qtbot, window, sample_path, sample_plan_path):
+    """Issue 21, 3: step 4 offers a weight column for counts, histograms, sums, means and proportions only;
+    the release states the sampling-error caveat in the report's methodology."""
+    from dataclasses import replace
+
+    from workbench.core.data.schema import NumericColumn
+    from workbench.core.report.model import build_report
+    from workbench.core.statistics import Mean
+
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    plan = window.document.plan
+    columns = tuple(NumericColumn("weekly_hours", lower=1, upper=80) if c.name == "weekly_hours" else c
+                    for c in plan.schema.columns)
+    window.document.update(replace(plan, schema=replace(plan.schema, columns=columns)))  # used as a weight here
+    page = window.statistics_page
+    page.type.setCurrentText("quantiles")
+    assert page.weighted.isHidden()
+    page.type.setCurrentText("mean")
+    assert not page.weighted.isHidden()
+    page.column.setCurrentText("annual_income")
+    page.weighted.setCurrentText("weekly_hours")
+    page.add.click()
+    added = window.document.plan.statistics[-1].statistic
+    assert added == Mean("annual_income", weighted_by="weekly_hours")
+    assert added.label == "mean of annual_income weighted by weekly_hours"
+    window.preview_page.recompute()
+    row = len(window.document.plan.statistics) - 1
+    assert "each at the smallest weight" in window.preview_page.table.item(row, 4).text()
+    release = window.release_page
+    release.ask = False
+    release.confirm_and_release()
+    qtbot.waitUntil(lambda: release.result is not None, timeout=60_000)
+    assert release.result.statistics[-1].weighted_by == "weekly_hours"
+    assert any("sampling error" in line and "√(SE² + (t / 1.96)²)" in line
+               for line in build_report(release.result).methodology)

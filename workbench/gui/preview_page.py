@@ -342,7 +342,7 @@ class PreviewPage(QWidget):
                 error_text = (f"± {released_error(error, shown.statistic.error_unit)}" if math.isfinite(error)
                               else "needs a size estimate")
                 basis = error_basis(shown, plan.schema, size)
-                if shown.statistic.by and basis and math.isfinite(error):
+                if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
                     error_text += f" ({basis})"
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):

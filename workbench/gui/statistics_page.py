@@ -23,7 +23,18 @@ from workbench.core.data import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release import Budget, PlannedStatistic, PostProcessing
-from workbench.core.statistics import STATISTIC_TYPES, Count, CrossTab, Histogram, Proportion, Quantiles, Statistic
+from workbench.core.statistics import (
+    STATISTIC_TYPES,
+    WEIGHTED_TYPES,
+    Count,
+    CrossTab,
+    Histogram,
+    Mean,
+    Proportion,
+    Quantiles,
+    Statistic,
+    Sum,
+)
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 
@@ -73,6 +84,7 @@ def post_processing_text(post: PostProcessing) -> str:
     return ", ".join(parts) or "none"
 NO_THIRD = "(two columns)"
 NO_MORE = "(no more)"
+UNWEIGHTED = "(unweighted)"
 
 
 class StatisticsPage(QWidget):
@@ -107,6 +119,13 @@ class StatisticsPage(QWidget):
         self.edges.setPlaceholderText("e.g. 18, 30, 45, 65")
         self.edges.setToolTip(EDGES_TIP)
         self.edges_label = QLabel("cut at")
+        self.weighted = QComboBox()  # a survey weight column (numeric, positive bounds)
+        self.weighted.setAccessibleName("weighted by")
+        self.weighted.setToolTip("A survey weight column: counts, sums, means and shares are then weighted estimates. "
+                                 "Its bounds are the smallest and largest weight of the design. The error bar covers "
+                                 "the privacy noise only, not the sampling error.")
+        _readable_width(self.weighted)
+        self.weighted_label = QLabel("weighted by")
         self.percent = QCheckBox("in %")
         self.percent.setAccessibleName("shares in percent")
         self.percent.setToolTip("Release the shares in percent (0 to 100) rather than as proportions (0 to 1).")
@@ -145,7 +164,8 @@ class StatisticsPage(QWidget):
         chooser.addStretch()
         grouping = QHBoxLayout()  # a row of its own: three grouping columns do not fit beside the statistic at 1366 px
         for label, widget in (("by", self.by), (self.by_and_labels[0], self.by_more[0]),
-                              (self.by_and_labels[1], self.by_more[1]), ("with", self.mechanism)):
+                              (self.by_and_labels[1], self.by_more[1]), (self.weighted_label, self.weighted),
+                              ("with", self.mechanism)):
             grouping.addWidget(label if isinstance(label, QLabel) else QLabel(label))
             grouping.addWidget(widget)
         grouping.addWidget(self.add)
@@ -303,6 +323,16 @@ class StatisticsPage(QWidget):
             _offer_mechanisms(self.mechanism, kind.mechanisms)
         quantiles = kind is Quantiles
         self.percent.setVisible(kind is Proportion)
+        numeric = [s.name for s in self.document.plan.schema.columns if isinstance(s, NumericColumn)]
+        weighable = self.type.currentText() in WEIGHTED_TYPES and bool(numeric)
+        self.weighted.setVisible(weighable)
+        self.weighted_label.setVisible(weighable)
+        chosen_weight = self.weighted.currentText()
+        if [self.weighted.itemText(i) for i in range(self.weighted.count())] != [UNWEIGHTED, *numeric]:
+            self.weighted.clear()
+            self.weighted.addItems([UNWEIGHTED, *numeric])
+            self.weighted.setCurrentText(chosen_weight if chosen_weight in numeric else UNWEIGHTED)
+            _fit_popup(self.weighted)
         self.levels.setVisible(quantiles)
         self.levels_label.setVisible(quantiles)
         crossed = kind is CrossTab
@@ -390,15 +420,22 @@ class StatisticsPage(QWidget):
     def new_statistic(self) -> Statistic:
         kind = STATISTIC_TYPES[self.type.currentText()]
         by = self.grouping_columns()
+        weight = self.weighted.currentText() if self.weighted.isVisibleTo(self) else UNWEIGHTED
+        weighted_by = None if weight in ("", UNWEIGHTED) else weight
         if kind is Count:
-            return Count(by=by)
+            return Count(by=by, weighted_by=weighted_by)
         if kind is Quantiles:
             return Quantiles(column=self.column.currentText(), by=by, levels=self.parsed_levels())
         if kind is Histogram and self._numeric_histogram():
-            return Histogram(column=self.column.currentText(), by=by, edges=self.parsed_edges())
+            return Histogram(column=self.column.currentText(), by=by, edges=self.parsed_edges(), weighted_by=weighted_by)
+        if kind is Histogram:
+            return Histogram(column=self.column.currentText(), by=by, weighted_by=weighted_by)
         if kind is Proportion:
             edges = self.parsed_edges() if self._numeric_histogram() else ()
-            return Proportion(column=self.column.currentText(), by=by, percent=self.percent.isChecked(), edges=edges)
+            return Proportion(column=self.column.currentText(), by=by, percent=self.percent.isChecked(), edges=edges,
+                              weighted_by=weighted_by)
+        if kind in (Sum, Mean):
+            return kind(column=self.column.currentText(), by=by, weighted_by=weighted_by)  # type: ignore[call-arg]
         if kind is CrossTab:
             third = () if self.third.currentText() in ("", NO_THIRD) else (self.third.currentText(),)
             return CrossTab(columns=(self.column.currentText(), self.second.currentText(), *third), by=by)
