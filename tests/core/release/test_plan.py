@@ -205,3 +205,13 @@ def test_unsound_quantiles_are_refused_with_the_reason(sample_plan_path, statist
     data["statistics"] = [statistic]
     with pytest.raises((PlanError, BudgetError, SchemaError), match=message):
         ReleasePlan.from_json(data).validate()
+
+
+def test_a_weighted_count_is_not_the_total_a_histogram_is_made_consistent_with(sample_plan_path):
+    """A sum of weights estimates the population, not the rows the bins add up to."""
+    plan = edited(sample_plan_path, lambda d: (
+        d["schema"]["columns"][6].update(lower=1, missing={"action": "impute", "value": 1}),
+        d["statistics"].insert(0, {"type": "count", "weighted_by": "weekly_hours", "mechanism": "laplace",
+                                   "epsilon": 0.1})))
+    assert plan.statistics[0].statistic.weighted_by == "weekly_hours"
+    assert plan.total_count() == 1  # the plan's own count of rows, after the weighted one

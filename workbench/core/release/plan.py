@@ -289,8 +289,8 @@ class ReleasePlan:
     def total_count(self) -> int | None:
         """The position of the plan's count of all rows (not by group), the total a histogram can be made
         consistent with; None if the plan has none."""
-        return next((i for i, p in enumerate(self.statistics) if p.statistic.type_name == "count" and not p.statistic.by),
-                    None)
+        return next((i for i, p in enumerate(self.statistics)
+                     if p.statistic.type_name == "count" and not p.statistic.by and not p.statistic.weighted_by), None)
 
     def _check_consistency(self, planned: PlannedStatistic) -> None:
         where = f"'{planned.statistic.label}'"

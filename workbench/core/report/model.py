@@ -139,7 +139,8 @@ def _released_row_count(release: Release) -> float | None:
     """The released count of all rows, if the release has one: used only to draw quantile
     errors on the level axis (post-processing of released values)."""
     for statistic in release.statistics:
-        if statistic.type == "count" and not statistic.by and statistic.column is None and statistic.cells:
+        if (statistic.type == "count" and not statistic.by and not statistic.weighted_by and statistic.column is None
+                and statistic.cells):
             value = statistic.cells[0].value
             return value if value is not None and value > 0 else None
     return None
