@@ -230,6 +230,35 @@ def weighted_mean_bound(epsilon: float, repeats: int) -> dict:
     return {"stated": float(np.median(bounds)), "union": union, "coverage": float(np.mean(covered))}
 
 
+def consistent_table_error(epsilon: float, repeats: int) -> dict:
+    """Issue 21, 4: a 50 × 20 × 5 cross-tabulation (region × age band × education, skewed, many empty cells)
+    released with its three one-way margins and the count, each at ``epsilon`` with Laplace noise under
+    substitute: the cells' mean absolute error raw and after the consistent non-negative fit."""
+    import time
+
+    from workbench.core.privacy.mechanisms import calibrate
+    from workbench.core.release.tables import Measurement, consistent_table, noise_variance
+
+    rng = np.random.default_rng(13)  # synthetic data only
+    shape = (50, 20, 5)
+    rates = np.einsum("i,j,k->ijk", rng.pareto(1.2, 50) + 0.1, rng.dirichlet(np.ones(20)), [0.05, 0.2, 0.4, 0.25, 0.1])
+    truth = rng.poisson(rates / rates.sum() * 200_000).astype(float)
+    noise = calibrate(MechanismKind.LAPLACE, 2, epsilon)
+    variance = noise_variance(noise)
+    parts = [((0, 1, 2), truth)] + [((a,), truth.sum(axis=tuple(b for b in range(3) if b != a))) for a in range(3)]
+    parts.append(((), np.array(truth.sum())))
+    raw, fitted, seconds = [], [], []
+    for _ in range(repeats):
+        measurements = [Measurement(keeps, values + noise.sample([0] * np.size(values)).reshape(np.shape(values)),
+                                    variance) for keeps, values in parts]
+        start = time.perf_counter()
+        table = consistent_table(shape, measurements)
+        seconds.append(time.perf_counter() - start)
+        raw.append(float(np.abs(measurements[0].values - truth).mean()))
+        fitted.append(float(np.abs(table - truth).mean()))
+    return {"raw": float(np.mean(raw)), "fitted": float(np.mean(fitted)), "seconds": float(np.median(seconds))}
+
+
 def run(repeats: int, epsilons: tuple[float, ...] = (1.0,)) -> list:
     """The comparison as benchmark results: target no worse than the best peer (a ratio above 1 by less
     than three standard errors is a tie: the same mechanism, measured with noise)."""
@@ -250,6 +279,12 @@ def run(repeats: int, epsilons: tuple[float, ...] = (1.0,)) -> list:
             f"utility: weighted mean at ε = {epsilon:g}, stated 95% half-width", weighted["stated"],
             weighted["union"], "", "union bound of the same two noises", max_ratio=1.0,
             note=f"coverage {weighted['coverage']:.1%} over {repeats} releases (no peer has a weighted DP mean)",
+        ))
+        table = consistent_table_error(epsilon, max(5, repeats // 20))
+        out.append(Result(
+            f"utility: 50 × 20 × 5 cross-tab with margins at ε = {epsilon:g} each, cells' mean abs. error",
+            table["fitted"], table["raw"], "", "the raw noisy cells", max_ratio=1.0,
+            note=f"consistent non-negative fit in {table['seconds']:.2f} s (median); no peer fits tables",
         ))
     return out
 

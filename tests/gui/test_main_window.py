@@ -632,3 +632,26 @@ def test_a_weighted_mean_is_added_with_its_weight_column_and_released(qtbot, win
     assert release.result.statistics[-1].weighted_by == "weekly_hours"
     assert any("sampling error" in line and "√(SE² + (t / 1.96)²)" in line
                for line in build_report(release.result).methodology)
+
+
+def test_a_cross_tabulation_is_offered_consistency_with_its_margins(qtbot, window, sample_plan_path):
+    """Issue 21, 4: step 4 offers 'consistent with margins' for a cross-tabulation (not by group), and
+    'sum to the count' for a histogram only."""
+    from workbench.core.statistics import CrossTab
+
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    page.type.setCurrentText("crosstab")
+    page.column.setCurrentText("sex")
+    page.second.setCurrentText("education")
+    page.add.click()
+    row = len(window.document.plan.statistics) - 1
+    assert window.document.plan.statistics[row].statistic == CrossTab(("sex", "education"))
+    choices = page.list.cellWidget(row, 3)
+    offered = [choices.itemText(i) for i in range(choices.count())]
+    assert "consistent with margins" in offered and "sum to the count" not in offered
+    choices.setCurrentText("consistent with margins")
+    assert window.document.plan.statistics[row].post.consistent
+    assert page.list.cellWidget(row, 3).currentText() == "consistent with margins"
+    histogram = page.list.cellWidget(1, 3)  # the sample's histogram of region
+    assert "consistent with margins" not in [histogram.itemText(i) for i in range(histogram.count())]

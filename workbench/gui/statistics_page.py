@@ -74,13 +74,16 @@ POST_PROCESSING_CHOICES = {  # a new statistic gets PostProcessing.default_for: 
     "clamp, round to 10": PostProcessing(clamp=True, round_to=10.0),
     "round to 1": PostProcessing(round_to=1.0),
     "sum to the count": PostProcessing(consistent=True),
+    "consistent with margins": PostProcessing(consistent=True),  # a cross-tabulation's (release.tables)
 }
+CONSISTENT_WORDS = {"histogram": "sum to the count", "crosstab": "consistent with margins"}
 
 
-def post_processing_text(post: PostProcessing) -> str:
-    """How a choice reads in the list: 'none', 'clamp', 'clamp, round to 10'."""
+def post_processing_text(post: PostProcessing, statistic: Statistic | None = None) -> str:
+    """How a choice reads in the list: 'none', 'clamp', 'clamp, round to 10', 'consistent with margins'."""
     parts = (["clamp"] if post.clamp else []) + ([f"round to {post.round_to:g}"] if post.round_to else [])
-    parts += ["sum to the count"] if post.consistent else []
+    kind = statistic.type_name if statistic is not None else "histogram"
+    parts += [CONSISTENT_WORDS.get(kind, "sum to the count")] if post.consistent else []
     return ", ".join(parts) or "none"
 NO_THIRD = "(two columns)"
 NO_MORE = "(no more)"
@@ -217,7 +220,8 @@ class StatisticsPage(QWidget):
             except Exception as exc:  # the column was described differently since: say so in the row
                 method = f"⚠ {exc}"
             weight = "locked ε" if planned.weight is None else f"{planned.weight:g}"
-            texts = (planned.statistic.label, planned.mechanism.value, weight, post_processing_text(planned.post), method)
+            texts = (planned.statistic.label, planned.mechanism.value, weight,
+                     post_processing_text(planned.post, planned.statistic), method)
             for column, text in enumerate(texts):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
@@ -253,8 +257,9 @@ class StatisticsPage(QWidget):
         statistic = planned.statistic
         offered = [text for text, post in POST_PROCESSING_CHOICES.items()
                    if not (post.round_to and statistic.error_unit)
-                   and not (post.consistent and (statistic.type_name != "histogram" or statistic.by))]
-        current = post_processing_text(planned.post)
+                   and not (post.consistent and (text != CONSISTENT_WORDS.get(statistic.type_name) or statistic.by
+                                                 or statistic.weighted_by))]
+        current = post_processing_text(planned.post, statistic)
         if current not in offered:
             offered.append(current)  # a choice from a plan file that the list does not name
         if [box.itemText(i) for i in range(box.count())] != offered:

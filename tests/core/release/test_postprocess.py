@@ -124,7 +124,7 @@ def test_consistency_simulated_bound_covers_95_percent():
 @pytest.mark.parametrize("change,message", [
     (lambda d: d["statistics"].pop(0), "has no count of rows"),
     (lambda d: d["statistics"][1].update(post_processing={"consistent": True, "clamp": True}), "would break the"),
-    (lambda d: d["statistics"][1].update(by="sex"), "only a histogram \\(not by group\\)"),
+    (lambda d: d["statistics"][1].update(by="sex"), "a histogram \\(not by group, not weighted\\) is adjusted"),
     (lambda d: d["statistics"][1].update(column="employed"), "leaves some rows out"),
 ])
 def test_unsound_consistency_is_refused(sample_plan_path, change, message):

@@ -292,9 +292,50 @@ class ReleasePlan:
         return next((i for i, p in enumerate(self.statistics)
                      if p.statistic.type_name == "count" and not p.statistic.by and not p.statistic.weighted_by), None)
 
+    def table_parts(self, table: int) -> tuple[list[tuple[int, int]], int | None]:
+        """For the cross-tabulation at ``table``: the (position, axis) of each histogram in the plan that is one of
+        its margins, and the position of the count of rows if it is released with noise (a public size is not
+        fitted)."""
+        crosstab = self.statistics[table].statistic
+        margins = [
+            (i, crosstab.columns.index(p.statistic.column))
+            for i, p in enumerate(self.statistics)
+            if p.statistic.type_name == "histogram" and not p.statistic.by and not p.statistic.weighted_by
+            and not p.statistic.edges and p.statistic.column in crosstab.columns
+        ]
+        total = self.total_count()
+        if total is not None and not self.statistics[total].statistic.queries(self.schema):
+            total = None
+        return margins, total
+
+    def _check_table_consistency(self, planned: PlannedStatistic) -> None:
+        where = f"'{planned.statistic.label}'"
+        table = self.statistics.index(planned)
+        if sum(p.post.consistent and p.statistic.type_name == "crosstab" for p in self.statistics) > 1:
+            raise PlanError(
+                f"{where}: only one cross-tabulation in a plan can be made consistent with the margins and count (two "
+                "would each pull the shared totals their own way). Keep 'consistent' on one."
+            )
+        margins, total = self.table_parts(table)
+        if not margins and total is None:
+            raise PlanError(
+                f"{where} is to agree with its released margins and count of rows, but the plan releases neither a "
+                "histogram of its columns nor a noisy count of rows. Add them, or remove 'consistent'."
+            )
+        for i in [m for m, _ in margins] + ([total] if total is not None else []):
+            part = self.statistics[i]
+            if part.post.consistent or part.post.round_to is not None:
+                raise PlanError(
+                    f"'{part.statistic.label}' is fitted together with {where}, so it can be neither made consistent "
+                    "on its own nor rounded (that would break the sums again). Remove 'consistent' or 'round_to' "
+                    "from it."
+                )
+
     def _check_consistency(self, planned: PlannedStatistic) -> None:
         where = f"'{planned.statistic.label}'"
-        if self.total_count() is None:
+        if planned.statistic.type_name == "crosstab":
+            self._check_table_consistency(planned)
+        elif self.total_count() is None:
             raise PlanError(
                 f"{where} is to sum to the released count of rows, but the plan has no count of rows. Add one (not by "
                 "group), or remove 'consistent'."

@@ -39,7 +39,7 @@ from workbench.core.data import Schema
 from workbench.core.errors import PlanError
 from workbench.core.privacy import SIMULATIONS, Noise, simulated_halfwidth, simulated_noise, simulation_rng
 from workbench.core.real import is_finite_real
-from workbench.core.statistics import Cell, Histogram, Statistic
+from workbench.core.statistics import Cell, CrossTab, Histogram, Statistic
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,11 @@ class PostProcessing:
         return PostProcessing(clamp=not statistic.error_unit)
 
     def check(self, statistic: Statistic) -> None:
-        if self.consistent and (not isinstance(statistic, Histogram) or statistic.by):
+        if self.consistent and (not isinstance(statistic, (Histogram, CrossTab)) or statistic.by
+                                or statistic.weighted_by):
             raise PlanError(
-                f"'{statistic.label}' cannot be made consistent: only a histogram (not by group) is adjusted to sum "
-                "to the released count of rows. Remove 'consistent'."
+                f"'{statistic.label}' cannot be made consistent: a histogram (not by group, not weighted) is adjusted to sum to the released count of rows, and a cross-tabulation (not by "
+                "group) to agree with its released margins and count. Remove 'consistent'."
             )
         if self.consistent and (self.clamp or self.round_to is not None):
             raise PlanError(
@@ -110,7 +111,9 @@ class PostProcessing:
                 "which is added to the error bound; on average it adds no bias when the noise is wide compared "
                 "with the step."
             )
-        if self.consistent:
+        if self.consistent and isinstance(statistic, CrossTab):
+            words.append(TABLE_CONSISTENCY_WORDS)
+        elif self.consistent:
             words.append(
                 "Made consistent: the difference between the released count of rows and the sum of the bins is "
                 "shared equally among the bins, so they add up to that count. This adds no bias; each bin's error "
@@ -144,6 +147,20 @@ class PostProcessing:
         if step is not None and (not is_finite_real(step) or step <= 0):
             raise PlanError(f"{where}: 'round_to' must be a positive step such as 1 or 10, not {step!r}.")
         return cls(clamp, None if step is None else float(step), consistent)
+
+
+TABLE_CONSISTENCY_WORDS = (
+    "Made consistent with its released margins and count of rows: the table, the histograms of its columns and the "
+    "count were fitted together by least squares (each weighted by its noise's variance) with no cell below 0, and "
+    "the margins and the total are the sums of the fitted cells, so every published total adds up. This costs no ε. "
+    "Each value keeps the error bound its own noise gave: the fit combines several noisy measurements of each total, "
+    "so its errors are smaller on average, and a coverage test checks that the bound still holds. Keeping cells at "
+    "or above 0 raises small cells slightly on average. The raw noisy values are kept in results.json."
+)
+MARGIN_CONSISTENCY_WORDS = (
+    "Made consistent with the cross-tabulation {table}: fitted together with it by least squares, so that its values "
+    "are that table's sums (see the table's post-processing)."
+)
 
 
 NOT_RELIABLE = (

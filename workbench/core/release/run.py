@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from workbench import __version__
 from workbench.core.data import Table, check_unchanged, prepare
 from workbench.core.errors import WorkbenchError
@@ -23,8 +25,9 @@ from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEven
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration
 from workbench.core.release.plan import PlannedStatistic, ReleasePlan
-from workbench.core.release.postprocess import consistent_with_total
+from workbench.core.release.postprocess import MARGIN_CONSISTENCY_WORDS, consistent_with_total
 from workbench.core.release.reliability import flagged
+from workbench.core.release.tables import Measurement, consistent_table, noise_variance
 from workbench.core.statistics import Cell, grouping, grouping_json
 
 RESULTS_FORMAT = "dp-workbench-results"
@@ -264,10 +267,15 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
 def _made_consistent(
     released: tuple[ReleasedStatistic, ...], plan: ReleasePlan, noises: list[tuple]
 ) -> tuple[ReleasedStatistic, ...]:
-    """Histograms marked 'consistent' shifted to sum to the released count of rows (post-processing)."""
+    """A cross-tabulation marked 'consistent' fitted with its margins and count (``tables``), then histograms
+    marked 'consistent' shifted to sum to the (fitted) count of rows (post-processing)."""
     out = list(released)
     for i, planned in enumerate(plan.statistics):
-        if not planned.post.consistent:
+        if planned.post.consistent and planned.statistic.type_name == "crosstab":
+            out = _table_made_consistent(out, plan, noises, i)
+    released = tuple(out)
+    for i, planned in enumerate(plan.statistics):
+        if not planned.post.consistent or planned.statistic.type_name == "crosstab":
             continue
         j = plan.total_count()
         assert j is not None  # checked by ReleasePlan.validate
@@ -280,6 +288,31 @@ def _made_consistent(
         )
         out[i] = replace(released[i], cells=cells)
     return tuple(out)
+
+
+def _table_made_consistent(
+    released: list[ReleasedStatistic], plan: ReleasePlan, noises: list[tuple], table: int
+) -> list[ReleasedStatistic]:
+    """The cross-tabulation at ``table``, its margins and the count of rows replaced by one non-negative fit."""
+    crosstab = plan.statistics[table].statistic
+    shape = tuple(len(spec.bins) for spec in crosstab._specs(plan.schema))
+    margins, total = plan.table_parts(table)
+    axes = tuple(range(len(shape)))
+
+    def raw(i: int) -> np.ndarray:
+        return np.array([c.raw_value for c in released[i].cells], dtype=float)
+
+    parts = [(table, axes)] + [(i, (axis,)) for i, axis in margins] + ([(total, ())] if total is not None else [])
+    measurements = [Measurement(keeps, raw(i).reshape([shape[a] for a in keeps]), noise_variance(noises[i][0]))
+                    for i, keeps in parts]
+    fitted = consistent_table(shape, measurements)
+    out = list(released)
+    for i, keeps in parts:
+        values = fitted.sum(axis=tuple(a for a in axes if a not in keeps)).ravel()
+        cells = tuple(replace(c, value=float(v), raw=c.raw_value) for c, v in zip(released[i].cells, values))
+        words = () if i == table else (MARGIN_CONSISTENCY_WORDS.format(table=f"'{crosstab.label}'"),)
+        out[i] = replace(released[i], cells=cells, post_processing=released[i].post_processing + words)
+    return out
 
 
 def _check_same_guarantee(ledger: Ledger, name: str, plan: ReleasePlan) -> None:
