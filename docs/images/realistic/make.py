@@ -21,6 +21,7 @@ from workbench.core.release.plan import Budget, PlannedStatistic
 from workbench.core.release.template import plan_template
 from workbench.core.statistics.counts import Count, CrossTab
 from workbench.core.statistics.moments import Mean
+from workbench.core.statistics.proportions import Proportion
 
 out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
 data = write_labelled(labour_force(3000), Path(tempfile.mkdtemp()) / "labour_force.sav")
@@ -39,6 +40,8 @@ stats = (
     PlannedStatistic(Mean("wage", by="region"), MechanismKind.LAPLACE, Budget(0.3), weight=1.0, smallest_group=300),
     PlannedStatistic(Mean("wage", by="state"), MechanismKind.LAPLACE, Budget(0.3), weight=1.0, smallest_group=30),
     PlannedStatistic(CrossTab(("sex", "employed"), by="region"), MechanismKind.LAPLACE, Budget(0.2), weight=1.0),
+    PlannedStatistic(Mean("wage", by=("region", "sex")), MechanismKind.LAPLACE, Budget(0.3), weight=1.0),  # issue 21
+    PlannedStatistic(Proportion("employed", by="region", percent=True), MechanismKind.LAPLACE, Budget(0.2), weight=1.0),
 )
 plan = replace(plan, schema=schema, statistics=stats, total=Budget(2.0),
                dataset=replace(plan.dataset, size_estimate=3000))
