@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from workbench.core.data import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import MechanismKind
-from workbench.core.release import Budget, PlannedStatistic, PostProcessing
+from workbench.core.release import Budget, PlannedStatistic, PostProcessing, can_be_made_consistent
 from workbench.core.statistics import (
     STATISTIC_TYPES,
     WEIGHTED_TYPES,
@@ -257,8 +257,8 @@ class StatisticsPage(QWidget):
         statistic = planned.statistic
         offered = [text for text, post in POST_PROCESSING_CHOICES.items()
                    if not (post.round_to and statistic.error_unit)
-                   and not (post.consistent and (text != CONSISTENT_WORDS.get(statistic.type_name) or statistic.by
-                                                 or statistic.weighted_by))]
+                   and not (post.consistent and (text != CONSISTENT_WORDS.get(statistic.type_name)
+                                                 or not can_be_made_consistent(statistic)))]
         current = post_processing_text(planned.post, statistic)
         if current not in offered:
             offered.append(current)  # a choice from a plan file that the list does not name

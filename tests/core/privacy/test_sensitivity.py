@@ -187,33 +187,25 @@ def test_grouped_sum_matches_brute_force(lo, hi, k, a_min, neighbouring):
     assert stated.l2 == pytest.approx(l2, rel=1e-12) and stated.l2 >= l2
 
 
-def _by_several_columns_table(rows):
+def brute_force_people(statistic, s, k: int, others: list[tuple], row_choices: list[tuple], columns: list[str],
+                       ) -> list[tuple[float, float]]:
+    """Per query, the largest (L1, L2) change of the exact answer vector when one person (up to k rows, each any
+    of ``row_choices``) is added to ``others`` or removed, or replaced by another, computed through ``prepare``
+    and ``statistic.exact`` themselves."""
+    from pathlib import Path
+
+    import numpy as np
     import pandas as pd
 
     from workbench.core.data.io import Table
-
-    frame = pd.DataFrame(rows, columns=["pid", "x", "c", "c2", "c3"])
-    return Table(frame=frame, source=__import__("pathlib").Path("people.csv"), file_format="text")
-
-
-OTHERS = [(100, 7.0, "a", "u", "p"), (101, 0.0, "b", "v", "q"), (102, 3.0, "c", "u", "q")]
-
-
-def brute_force_statistic(statistic, s, k: int) -> list[tuple[float, float]]:
-    """Per query, the largest (L1, L2) change of the exact answer vector when one person (up to k rows, each
-    with any extreme value and any combination of grouping categories, or a missing one) is added or removed,
-    or replaced by another, computed through ``prepare`` and ``statistic.exact`` themselves."""
-    import numpy as np
-
     from workbench.core.data.prepare import prepare
 
-    row_choices = list(itertools.product((s.column("x").lower, s.column("x").upper), ("a", "b"), ("u", "v"),
-                                         ("p", None)))
+    def exact(rows):
+        frame = pd.DataFrame(rows, columns=columns)
+        return statistic.exact(prepare(Table(frame=frame, source=Path("people.csv"), file_format="text"), s))
+
     people = [rows for n in range(1, k + 1) for rows in itertools.product(row_choices, repeat=n)]
-    answers = [statistic.exact(prepare(_by_several_columns_table(OTHERS), s))]
-    for rows in people:
-        table = OTHERS + [(1, x, c, c2, c3) for x, c, c2, c3 in rows]
-        answers.append(statistic.exact(prepare(_by_several_columns_table(table), s)))
+    answers = [exact(others)] + [exact(others + [(1, *row) for row in rows]) for rows in people]
     worst = []
     for q in range(len(answers[0])):
         vectors = np.array([a[q] for a in answers], dtype=float)
@@ -223,6 +215,14 @@ def brute_force_statistic(statistic, s, k: int) -> list[tuple[float, float]]:
             changes = (vectors[1:, None, :] - vectors[None, 1:, :]).reshape(-1, vectors.shape[1])
         worst.append((float(np.abs(changes).sum(axis=1).max()), float(np.sqrt((changes ** 2).sum(axis=1)).max())))
     return worst
+
+
+def brute_force_statistic(statistic, s, k: int) -> list[tuple[float, float]]:
+    """Every person of extreme values and every combination of grouping categories, or a missing one."""
+    x = s.column("x")
+    row_choices = list(itertools.product((x.lower, x.upper), ("a", "b"), ("u", "v"), ("p", None)))
+    others = [(100, 7.0, "a", "u", "p"), (101, 0.0, "b", "v", "q"), (102, 3.0, "c", "u", "q")]
+    return brute_force_people(statistic, s, k, others, row_choices, ["pid", "x", "c", "c2", "c3"])
 
 
 @pytest.mark.parametrize("neighbouring", [ADD, SUB])
@@ -269,29 +269,9 @@ def weighted_schema(neighbouring, k):
 
 def brute_force_weighted(statistic, s, k: int) -> list[tuple[float, float]]:
     """As ``brute_force_statistic``, each row also taking the smallest or largest weight."""
-    import numpy as np
-    import pandas as pd
-
-    from workbench.core.data.io import Table
-    from workbench.core.data.prepare import prepare
-
-    def table(rows):
-        frame = pd.DataFrame(rows, columns=["pid", "x", "c", "c2", "c3", "w"])
-        return Table(frame=frame, source=__import__("pathlib").Path("people.csv"), file_format="text")
-
+    rows = [(x, c, c2, "p", w) for x, c, c2, w in itertools.product((-2.0, 3.0), ("a", "b"), ("u", "v"), (0.5, 4.0))]
     others = [(100, 2.0, "a", "u", "p", 1.0), (101, 0.0, "b", "v", "q", 3.5)]
-    row_choices = list(itertools.product((-2.0, 3.0), ("a", "b"), ("u", "v"), (0.5, 4.0)))
-    people = [rows for n in range(1, k + 1) for rows in itertools.product(row_choices, repeat=n)]
-    answers = [statistic.exact(prepare(table(others), s))]
-    for rows in people:
-        answers.append(statistic.exact(prepare(table(others + [(1, x, c, c2, "p", w) for x, c, c2, w in rows]), s)))
-    worst = []
-    for q in range(len(answers[0])):
-        vectors = np.array([a[q] for a in answers], dtype=float)
-        changes = (vectors[1:] - vectors[0] if s.neighbouring is ADD
-                   else (vectors[1:, None, :] - vectors[None, 1:, :]).reshape(-1, vectors.shape[1]))
-        worst.append((float(np.abs(changes).sum(axis=1).max()), float(np.sqrt((changes ** 2).sum(axis=1)).max())))
-    return worst
+    return brute_force_people(statistic, s, k, others, rows, ["pid", "x", "c", "c2", "c3", "w"])
 
 
 @pytest.mark.parametrize("neighbouring", [ADD, SUB])

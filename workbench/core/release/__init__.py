@@ -16,7 +16,7 @@ from workbench.core.release.planner import (
     size_for_error,
     with_privacy,
 )
-from workbench.core.release.postprocess import PostProcessing
+from workbench.core.release.postprocess import PostProcessing, can_be_made_consistent
 from workbench.core.release.reliability import Flag, ReliabilityRule, smallest_reliable_value
 from workbench.core.release.run import Release, ReleasedStatistic, release
 from workbench.core.release.template import (
@@ -34,7 +34,7 @@ __all__ = [
     "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
     "describe_columns", "error_basis", "estimate_bounds", "expected_error", "Ledger", "NEUTRAL_NAME",
-    "plan_template", "PlannedStatistic", "PostProcessing", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
+    "plan_template", "PlannedStatistic", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
     "SEARCH_RANGE", "size_for_error", "software_in_words", "suggested_delta", "with_bounds", "with_privacy",
 ]

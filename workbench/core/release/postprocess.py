@@ -42,6 +42,12 @@ from workbench.core.real import is_finite_real
 from workbench.core.statistics import Cell, CrossTab, Histogram, Statistic
 
 
+def can_be_made_consistent(statistic: Statistic) -> bool:
+    """A histogram (made to sum to the count) or a cross-tabulation (fitted with its margins), neither by group
+    nor weighted: their cells then count the same rows as the totals they are made to agree with."""
+    return isinstance(statistic, (Histogram, CrossTab)) and not statistic.by and not statistic.weighted_by
+
+
 @dataclass(frozen=True)
 class PostProcessing:
     clamp: bool = False
@@ -55,8 +61,7 @@ class PostProcessing:
         return PostProcessing(clamp=not statistic.error_unit)
 
     def check(self, statistic: Statistic) -> None:
-        if self.consistent and (not isinstance(statistic, (Histogram, CrossTab)) or statistic.by
-                                or statistic.weighted_by):
+        if self.consistent and not can_be_made_consistent(statistic):
             raise PlanError(
                 f"'{statistic.label}' cannot be made consistent: a histogram (not by group, not weighted) is adjusted to sum to the released count of rows, and a cross-tabulation (not by "
                 "group) to agree with its released margins and count. Remove 'consistent'."

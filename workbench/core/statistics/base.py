@@ -110,13 +110,16 @@ class Statistic:
     def _weight_column(self) -> tuple[str, ...]:
         return (self.weighted_by,) if self.weighted_by else ()
 
+    def _row_sum_sensitivity(self, schema: Schema, lo: int, hi: int) -> Sensitivity:
+        """A sum of per-row integers in [lo, hi] over this statistic's rows, per group if ``by``."""
+        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
+        return bound(lo, hi, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring)
+
     def planning_size(self, schema: Schema, rows: float | None) -> float | None:
         """What ``rows`` rows add up to in the denominator of ``error_bound``: the rows themselves, or for a
         weighted statistic their weights at the smallest (the largest error: a preview never promises more)."""
         if not self.weighted_by or rows is None:
             return rows
-        from workbench.core.statistics.weights import weight_spec
-
         lower = weight_spec(schema, self.weighted_by, self.label).lower
         assert lower is not None
         return rows * lower
@@ -233,11 +236,6 @@ class ColumnStatistic(Statistic):
         """Whether the rows are counted by the public size (no groups, and the count needs no noise)."""
         return not self.by and not self.weighted_by and count_is_public(schema, self.column_names)
 
-    def _row_sum_sensitivity(self, schema: Schema, lo: int, hi: int) -> Sensitivity:
-        """A sum of per-row integers in [lo, hi] over this statistic's rows, per group if ``by``."""
-        bound = sensitivity.grouped_sum if self.by else sensitivity.bounded_sum
-        return bound(lo, hi, schema.k, schema.min_rows_per_person(self.column_names), schema.neighbouring)
-
 
 def numeric_spec(schema: Schema, column: str, statistic: str) -> NumericColumn:
     spec = schema.column(column)
@@ -246,7 +244,25 @@ def numeric_spec(schema: Schema, column: str, statistic: str) -> NumericColumn:
             f"The {statistic} of '{column}' needs a numeric column with bounds, but '{column}' is described "
             f"as {spec.kind}. Describe it as numeric, or choose another statistic."
         )
-    _validated(spec)  # its bounds set the sensitivity: reversed, equal or missing bounds are named here
+    validated_once(spec)  # its bounds set the sensitivity: reversed, equal or missing bounds are named here
+    return spec
+
+
+def weight_spec(schema: Schema, weight: str, label: str) -> NumericColumn:
+    """The weight column's description, checked: numeric, with bounds 0 < w_min < w_max."""
+    spec = schema.column(weight)
+    if not isinstance(spec, NumericColumn):
+        raise SchemaError(
+            f"'{label}' is weighted by '{weight}', which is described as {spec.kind}. A weight column must be numeric "
+            "with public bounds (the smallest and largest weight of the survey design)."
+        )
+    validated_once(spec)  # checked once per description, as every column a statistic reads
+    assert spec.lower is not None
+    if spec.lower <= 0:
+        raise SchemaError(
+            f"'{label}' is weighted by '{weight}', whose lower bound is {spec.lower:g}. Survey weights are positive: "
+            "enter the smallest weight the design gives (for example 1), so that a row always counts."
+        )
     return spec
 
 
@@ -258,11 +274,11 @@ def categorical_spec(schema: Schema, column: str, statistic: str, grouping: bool
             f"{what} needs a categorical column with public categories, but '{column}' is described as "
             f"{spec.kind}. Describe it as categorical, or choose another {'grouping' if grouping else 'statistic'}."
         )
-    _validated(spec)
+    validated_once(spec)
     return spec
 
 
-def _validated(spec: ColumnSpec) -> None:
+def validated_once(spec: ColumnSpec) -> None:
     """A column description checked once per object (it is immutable; an edit makes a new one): a
     preview asks on every slider move. A refusal raises and is not remembered, so it is named again
     every time. The mark is on the object, not keyed by value: 1 and True compare equal."""

@@ -51,9 +51,7 @@ class Count(Statistic):
         grouped = bool(self.by)
         if self.weighted_by:
             grid = weight_grid(schema, self.weighted_by, self.label)
-            bound = sensitivity.grouped_sum if grouped else sensitivity.bounded_sum
-            rows = schema.min_rows_per_person(self.column_names)
-            weighted = bound(grid.lo, grid.hi, schema.k, rows, schema.neighbouring)
+            weighted = self._row_sum_sensitivity(schema, grid.lo, grid.hi)
             return (Query("weighted count", weighted, grid.unit, 1.0, not grouped),)
         return (Query("count", count_sensitivity(schema, self.column_names, grouped), 1.0, 1.0, not grouped),)
 
@@ -125,8 +123,12 @@ class Histogram(_CellCounts, ColumnStatistic):
 
     @property
     def label(self) -> str:
+        return f"histogram of {self.column}{self.cut_words()}"
+
+    def cut_words(self) -> str:
+        """What follows the column in the label: its edges, groups and weight (' cut at 18, 65 by region')."""
         cut = f" cut at {', '.join(_exactly(edge) for edge in self.edges)}" if self.edges else ""
-        return f"histogram of {self.column}{cut}{self._by_words()}"
+        return f"{cut}{self._by_words()}"
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         self._bins(schema)
@@ -184,8 +186,8 @@ class Histogram(_CellCounts, ColumnStatistic):
 
     def method(self, schema: Schema) -> str:
         where = f",{self._in_each_group('within')}" if self.by else ""
+        counted = f"Weights in {self.weighted_by} summed" if self.weighted_by else "Rows counted"
         if self.edges:
-            counted = f"Weights in {self.weighted_by} summed" if self.weighted_by else "Rows counted"
             return (f"{counted} in each interval of {self.column} between the public edges (values outside the "
                     f"bounds in the first or last interval){where}, plus integer noise in every bin.")
         spec = categorical_spec(schema, self.column, "histogram")
@@ -194,7 +196,6 @@ class Histogram(_CellCounts, ColumnStatistic):
             if len(spec.bins) > len(spec.categories)
             else "values outside the list are left out"
         )
-        counted = f"Weights in {self.weighted_by} summed" if self.weighted_by else "Rows counted"
         return f"{counted} in each public category ({outside}){where}, plus integer noise in every bin."
 
     def to_json(self) -> dict[str, Any]:

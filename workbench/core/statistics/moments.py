@@ -29,9 +29,10 @@ from workbench.core.statistics.base import (
     group_codes,
     numeric_spec,
     sums_by_group,
+    weight_spec,
 )
 from workbench.core.statistics.grid import SumGrid, grid_of
-from workbench.core.statistics.weights import product_grid, weight_spec, weights_of
+from workbench.core.statistics.weights import product_grid, weights_of
 
 
 @dataclass(frozen=True)
@@ -137,18 +138,10 @@ class Mean(ColumnStatistic):
             return (centred,)
         return (centred, counts_by_group(codes, groups))
 
-    def _smallest_size(self, schema: Schema) -> float:
-        """A denominator below one row (or one row's smallest weight) forms no mean."""
-        if not self.weighted_by:
-            return 1.0
-        lower = weight_spec(schema, self.weighted_by, self.label).lower
-        assert lower is not None
-        return float(lower)
-
     def estimate(self, noisy, noises, schema, confidence):
         grid, _, centre, step = self._parts(schema)
         cells = []
-        smallest = self._smallest_size(schema)
+        smallest = self.planning_size(schema, 1.0)  # a denominator below one row (or its smallest weight)
         for i, group in enumerate(self.groups(schema)):
             size = float(schema.public_size) if self._public_count(schema) else float(noisy[1][i]) * step
             if size < smallest:
@@ -182,7 +175,7 @@ class Mean(ColumnStatistic):
         grid, _, centre, step = self._parts(schema)
         if self._public_count(schema):
             size = float(schema.public_size)
-        if not size or size < self._smallest_size(schema):
+        if not size or size < self.planning_size(schema, 1.0):
             return math.inf
         if len(noises) == 1:
             return noises[0].halfwidth(confidence) * grid.unit / size

@@ -60,8 +60,7 @@ class Proportion(ColumnStatistic):
 
     @property
     def label(self) -> str:
-        cut = self.counts.label[len(f"histogram of {self.column}"):]  # the edges, groups and weight
-        return f"{'percentages' if self.percent else 'proportions'} of {self.column}{cut}"
+        return f"{'percentages' if self.percent else 'proportions'} of {self.column}{self.counts.cut_words()}"
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         return self.counts.queries(schema)
@@ -72,7 +71,8 @@ class Proportion(ColumnStatistic):
     def estimate(self, noisy, noises, schema, confidence):
         bins = self.counts._bins(schema)
         (query,) = self.queries(schema)
-        smallest = self.planning_size(schema, 1.0) or 1.0  # one row, or one row's smallest weight
+        widths = self._widths(noises, schema, confidence)  # once: every cell's bound reads them
+        smallest = self.planning_size(schema, 1.0)  # one row, or one row's smallest weight
         cells = []
         for g, group in enumerate(self.groups(schema)):
             counts = [float(v) * query.unit for v in noisy[0][g * len(bins) : (g + 1) * len(bins)]]
@@ -85,8 +85,7 @@ class Proportion(ColumnStatistic):
                     cells.append(Cell(label, None, None, note))
                     continue
                 share = count / total
-                error = self.error_bound(noises, schema, total, confidence, share=share)
-                cells.append(Cell(label, share * self.scale, error))
+                cells.append(Cell(label, share * self.scale, _share_bound(widths, total, share) * self.scale))
         return tuple(cells)
 
     def error_bound(
@@ -96,26 +95,18 @@ class Proportion(ColumnStatistic):
         """Bound on |released share - exact share| for a group of ``size`` rows (the released total, or a
         preview's estimate; weighted, in the weights' units). Without ``share`` (previews and planning), the
         largest over every share: no release at that size states more."""
-        if not size or size < (self.planning_size(schema, 1.0) or 1.0):
+        if not size or size < self.planning_size(schema, 1.0):
             return math.inf
-        (noise,) = noises
-        bins = len(self.counts._bins(schema))
-        (query,) = self.queries(schema)
-        widths = share_halfwidths(noise.kind.value, noise.scale, bins, confidence) * query.unit
+        widths = self._widths(noises, schema, confidence)
         if share is None:
             return min(1.0, float(widths.max()) / size) * self.scale
-        bound = float(widths.max()) / size
-        # The true share lies in [0, 1], so it is as close to the released share clamped there: search around that.
-        share = min(max(share, 0.0), 1.0)
-        for _ in range(60):  # t <- max of w near the released share, from above: every step is a valid bound
-            low = min(SHARE_STEPS - 1, max(0, math.floor((share - bound) * SHARE_STEPS)))
-            high = min(SHARE_STEPS, max(low + 1, math.ceil((share + bound) * SHARE_STEPS)))
-            tighter = min(bound, float(widths[low:high].max()) / size)
-            converged = tighter >= bound * (1 - 1e-4)
-            bound = tighter
-            if converged:
-                break
-        return min(1.0, bound) * self.scale  # a share and the truth both lie in [0, 1]
+        return _share_bound(widths, size, share) * self.scale
+
+    def _widths(self, noises: Sequence[Noise], schema: Schema, confidence: float) -> np.ndarray:
+        """w on each interval of the share, in the counts' units (a weight's grid step, or one row)."""
+        (noise,) = noises
+        (query,) = self.queries(schema)
+        return share_halfwidths(noise.kind.value, noise.scale, len(self.counts._bins(schema)), confidence) * query.unit
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         return (0.0, self.scale)
@@ -133,6 +124,23 @@ class Proportion(ColumnStatistic):
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), **({"percent": True} if self.percent else {}),  # weight: by the base
                 **({"edges": list(self.edges)} if self.edges else {})}
+
+
+def _share_bound(widths: np.ndarray, size: float, share: float) -> float:
+    """The largest t with t <= max of w over [share - t, share + t] / size, from above (every step is a
+    valid bound); at most 1, since a share and the truth both lie in [0, 1]."""
+    bound = float(widths.max()) / size
+    # The true share lies in [0, 1], so it is as close to the released share clamped there: search around that.
+    share = min(max(share, 0.0), 1.0)
+    for _ in range(60):
+        low = min(SHARE_STEPS - 1, max(0, math.floor((share - bound) * SHARE_STEPS)))
+        high = min(SHARE_STEPS, max(low + 1, math.ceil((share + bound) * SHARE_STEPS)))
+        tighter = min(bound, float(widths[low:high].max()) / size)
+        converged = tighter >= bound * (1 - 1e-4)
+        bound = tighter
+        if converged:
+            break
+    return min(1.0, bound)
 
 
 @lru_cache(maxsize=256)

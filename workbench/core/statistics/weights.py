@@ -13,28 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.core.data import NumericColumn, PreparedData, Schema
-from workbench.core.errors import SchemaError
+from workbench.core.statistics.base import weight_spec
 from workbench.core.statistics.grid import SumGrid, grid_of
 
 WEIGHTED_TYPES = ("count", "histogram", "sum", "mean", "proportion")
-
-
-def weight_spec(schema: Schema, weight: str, label: str) -> NumericColumn:
-    """The weight column's description, checked: numeric, with bounds 0 < w_min < w_max."""
-    spec = schema.column(weight)
-    if not isinstance(spec, NumericColumn):
-        raise SchemaError(
-            f"'{label}' is weighted by '{weight}', which is described as {spec.kind}. A weight column must be numeric "
-            "with public bounds (the smallest and largest weight of the survey design)."
-        )
-    spec.validate()
-    assert spec.lower is not None
-    if spec.lower <= 0:
-        raise SchemaError(
-            f"'{label}' is weighted by '{weight}', whose lower bound is {spec.lower:g}. Survey weights are positive: "
-            "enter the smallest weight the design gives (for example 1), so that a row always counts."
-        )
-    return spec
 
 
 def weight_grid(schema: Schema, weight: str, label: str) -> SumGrid:
