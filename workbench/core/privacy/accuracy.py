@@ -202,3 +202,95 @@ def simulated_halfwidth(errors: np.ndarray, confidence: float) -> float:
     ordered = np.sort(np.abs(errors))
     index = min(len(ordered) - 1, math.ceil(confidence * len(ordered)))
     return float(ordered[index])
+
+
+def rank_check_halfwidth(scale: float, alpha: float, left: int, right: int, miss: float) -> float:
+    """h with P((1 - α) S_left - α S_right < -h) <= ``miss``, where S_left and S_right are sums of
+    ``left`` and ``right`` independent discrete Laplace draws of this scale: the noise of a rank
+    check, (1 - α) x (noisy rows left of a point) - α x (noisy rows right of it). By symmetry the
+    same h bounds P(noise > h).
+
+    A discrete Laplace draw is floor(E1) - floor(E2) for exponentials E1, E2 whose difference is a
+    continuous Laplace draw, so each differs from a continuous one by less than 1: h is the scale
+    times the continuous sum's quantile plus (1 - α) left + α right. That quantile depends on α,
+    ``left``, ``right`` and ``miss`` only (``_unit_laplace_sum_quantile``)."""
+    if not 0 < miss < 0.5:
+        raise ValueError(f"a rank check's miss probability lies strictly between 0 and 0.5, not {miss!r}")
+    if scale <= _EXACT_CHECK_SCALE:
+        return _exact_rank_check_halfwidth(scale, alpha, left, right, miss)
+    q = _unit_laplace_sum_quantile(alpha, left, right, miss)
+    return scale * q + (1.0 - alpha) * left + alpha * right
+
+
+_EXACT_CHECK_SCALE = 300.0  # up to here the sums are enumerated; beyond, a unit per draw adds < 1% to h
+
+
+@lru_cache(maxsize=1024)
+def _exact_rank_check_halfwidth(scale: float, alpha: float, left: int, right: int, miss: float) -> float:
+    """The same h, exactly: S_left and S_right are enumerated on the integers (their mass beyond the
+    reach is below 1e-15), and P((1 - α) S_left - α S_right < -h) summed over S_right's values."""
+    reach = int(math.ceil(40.0 * scale)) + 1
+    z = np.arange(-reach, reach + 1)
+    one = np.exp(-np.abs(z) / scale)
+    one /= one.sum()
+
+    def sum_of(draws: int) -> tuple[np.ndarray, np.ndarray]:
+        mass = np.zeros(1)
+        mass[0] = 1.0
+        for _ in range(draws):
+            mass = np.convolve(mass, one) if mass.size * one.size < 4e8 else _fft_convolve(mass, one)
+        return np.arange(mass.size) - draws * reach, np.clip(mass, 0.0, None)
+
+    left_values, left_mass = sum_of(left)
+    right_values, right_mass = sum_of(right)
+    left_below = np.concatenate([[0.0], np.cumsum(left_mass)])  # left_below[i] = P(S_left < left_values[i])
+
+    def tail(h: float) -> float:  # P((1 - α) S_left < α S_right - h)
+        limit = (alpha * right_values - h) / (1.0 - alpha)
+        index = np.clip(np.ceil(limit).astype(np.int64) - left_values[0], 0, left_values.size)
+        return float(np.dot(right_mass, left_below[index]))
+
+    low, high = 0.0, 40.0 * scale * (left + right)
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (low, middle) if tail(middle) <= miss else (middle, high)
+    return high
+
+
+def _fft_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    size = a.size + b.size - 1
+    length = 1 << (size - 1).bit_length()
+    return np.fft.irfft(np.fft.rfft(a, length) * np.fft.rfft(b, length), length)[:size]
+
+
+_LATTICE_STEP = 0.005  # in units of the scale; each draw is moved down onto it, so the sum only moves down
+_LATTICE_REACH = 50.0  # a unit Laplace draw lies beyond ±50 with probability e^-50
+
+
+@lru_cache(maxsize=1024)
+def _unit_laplace_sum_quantile(alpha: float, left: int, right: int, miss: float) -> float:
+    """The least q (on a lattice) with P((1 - α) ΣL - α ΣL' < -q) <= miss for ``left`` and ``right``
+    unit continuous Laplace draws, computed so that it can only err upwards: each draw's mass on
+    [kδ, (k+1)δ) is put at kδ (the sum can only move down, so the lower tail only grows), and the
+    distributions are convolved exactly on that lattice (by FFT, whose rounding is far below ``miss``)."""
+    ticks = np.arange(-_LATTICE_REACH, _LATTICE_REACH + _LATTICE_STEP / 2, _LATTICE_STEP)
+
+    def lattice(width: float) -> np.ndarray:  # width * L, L a unit Laplace draw
+        if width == 0:
+            mass = np.zeros(ticks.size)
+            mass[np.searchsorted(ticks, 0.0)] = 1.0
+            return mass
+        cdf = np.where(ticks < 0, 0.5 * np.exp(np.minimum(ticks, 0) / width), 1 - 0.5 * np.exp(-np.maximum(ticks, 0) / width))
+        mass = np.diff(np.append(cdf, 1.0))  # [t_k, t_k+1); the last lattice point takes the upper tail
+        mass[0] += cdf[0]  # below -50: far below any miss probability asked for
+        return mass
+
+    draws = left + right
+    size = draws * (ticks.size - 1) + 1
+    length = 1 << (size - 1).bit_length()
+    spectrum = np.fft.rfft(lattice(1.0 - alpha), length) ** left * np.fft.rfft(lattice(alpha), length) ** right
+    mass = np.clip(np.fft.irfft(spectrum, length)[:size], 0.0, None)
+    values = draws * ticks[0] + _LATTICE_STEP * np.arange(size)  # the lattice of the sum
+    below = np.cumsum(mass)  # P(sum <= values[i])
+    i = int(np.searchsorted(below, miss, side="right"))  # below[i - 1] <= miss < below[i]
+    return float(-values[i])  # P(sum < values[i]) = below[i - 1] <= miss

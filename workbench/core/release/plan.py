@@ -202,8 +202,8 @@ def _noises(planned: PlannedStatistic, schema: Schema, verified: bool) -> tuple[
         calibrate_quantile(int(q.sensitivity.l1), q.level, planned.budget.epsilon * q.share, verified)
         if q.level is not None
         else calibrate(
-            planned.mechanism,
-            q.sensitivity.l1 if planned.mechanism is MechanismKind.LAPLACE else q.sensitivity.l2,
+            q.mechanism or planned.mechanism,
+            q.sensitivity.l1 if (q.mechanism or planned.mechanism) is MechanismKind.LAPLACE else q.sensitivity.l2,
             planned.budget.epsilon * q.share,
             planned.budget.delta * q.share,
             verified,

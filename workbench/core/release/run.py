@@ -68,7 +68,8 @@ class ReleasedStatistic:
                 {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note,
                  "raw_value": c.raw_value, "reliable": c.reliable,
                  **({"cv": c.cv if math.isfinite(c.cv) else None} if c.cv is not None else {}),  # JSON has no infinity
-                 **({"flag": c.flag} if c.flag else {})}
+                 **({"flag": c.flag} if c.flag else {}),
+                 **({"lower": c.lower, "upper": c.upper} if c.lower is not None else {})}
                 for c in self.cells
             ],
         }
@@ -93,6 +94,8 @@ class ReleasedStatistic:
                     bool(c.get("reliable", True)),
                     _cv(c),
                     str(c.get("flag", "")),
+                    c.get("lower"),
+                    c.get("upper"),
                 )
                 for c in data["cells"]
             ),
@@ -330,7 +333,7 @@ def _check_same_guarantee(ledger: Ledger, name: str, plan: ReleasePlan) -> None:
 
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
     statistic = planned.statistic
-    noisy = statistic.measure(data, noises)  # nothing but the noisy answers goes further
+    noisy = statistic.measure(data, noises, plan.confidence)  # nothing but the noisy answers goes further
     cells = planned.post.apply(statistic.estimate(noisy, noises, plan.schema, plan.confidence), statistic, plan.schema)
     return ReleasedStatistic(
         label=statistic.label,

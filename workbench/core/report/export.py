@@ -13,7 +13,7 @@ from typing import Sequence
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import Release
 
-CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "cv", "flag", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity")
+CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "cv", "flag", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity", "interval_lower", "interval_upper")
 
 
 def result_rows(result: Release) -> list[dict[str, object]]:
@@ -39,6 +39,8 @@ def result_rows(result: Release) -> list[dict[str, object]]:
                     "mechanism": statistic.mechanism,
                     "noise_scale": scale,
                     "sensitivity": sens,
+                    "interval_lower": "" if cell.lower is None else cell.lower,
+                    "interval_upper": "" if cell.upper is None else cell.upper,
                 }
             )
     return rows

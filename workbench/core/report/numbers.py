@@ -32,6 +32,15 @@ def released_error(error: float, unit: str = "") -> str:
     return f"{text} {unit}" if unit else text
 
 
+def interval_words(lower: float | None, upper: float | None) -> str:
+    """A confidence interval in the value's units ("30,100 to 32,900"), each end to the digits
+    the interval's width allows; empty where the cell has none."""
+    if lower is None or upper is None:
+        return ""
+    width = (upper - lower) / 2 or None
+    return f"{released_number(lower, width)} to {released_number(upper, width)}"
+
+
 def coefficient_of_variation(cv: float) -> str:
     """A cell's CV as a percentage: one decimal below 10% ("4.3%"), whole above ("21%"), "∞" for a value of 0."""
     if not math.isfinite(cv):

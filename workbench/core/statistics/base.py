@@ -39,6 +39,7 @@ class Query:
     share: float  # share of the statistic's ε and δ spent on this query
     scalar: bool = True  # one number (else a vector: histogram bins, or one value per group)
     level: float | None = None  # for a quantile: its level in (0, 1); the sensitivity is then a row distance
+    mechanism: MechanismKind | None = None  # None: the statistic's planned mechanism
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class Cell:
     reliable: bool = True  # False: the error bar is wider than the range the value can take
     cv: float | None = None  # the noise's coefficient of variation (release.reliability); None: not applicable
     flag: str = ""  # reliable / use with caution / too unreliable to publish, by the plan's CV thresholds
+    lower: float | None = None  # a confidence interval in the value's own units, where ``error`` is in
+    upper: float | None = None  # other units (a quantile's, in ranks): it need not be centred on the value
 
     @property
     def raw_value(self) -> float | None:
@@ -165,9 +168,10 @@ class Statistic:
         """Exact integer answers, one list per query. Private: only noise may touch them."""
         raise NotImplementedError
 
-    def measure(self, data: PreparedData, noises: Sequence[Noise]) -> list[list]:
+    def measure(self, data: PreparedData, noises: Sequence[Noise], confidence: float = 0.95) -> list[list]:
         """Noisy answers, one list per query: the exact answers plus OpenDP noise. The exact
-        answers never leave this function."""
+        answers never leave this function. ``confidence`` is for a mechanism whose steps depend on
+        the confidence its result is stated at (a quantile's interval)."""
         return [list(noise.sample(values)) for noise, values in zip(noises, self.exact(data))]
 
     def estimate(

@@ -51,7 +51,11 @@ def statistic_from_json(data: Any, where: str) -> Statistic:
                 f"{where}: 'levels' must be a list of quantile levels strictly between 0 and 1, such as "
                 f"[0.25, 0.5, 0.75]; it is {levels!r}."
             )
-        return Quantiles(column=column, by=by, levels=tuple(levels))
+        interval = data.get("interval", False)
+        if not isinstance(interval, bool):
+            raise PlanError(f"{where}: 'interval' is true (each quantile with a confidence interval in the column's "
+                            f"units) or false; it is {interval!r}.")
+        return Quantiles(column=column, by=by, levels=tuple(levels), interval=interval)
     edges: tuple[float, ...] = ()
     if cls in (Histogram, Proportion) and data.get("edges") is not None:
         edges = data["edges"]

@@ -21,6 +21,7 @@ from workbench.core.privacy import (
     quantile_rank_halfwidth,
 )
 from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_codes, numeric_spec, split_by_group
+from workbench.core.statistics.quantile_intervals import quantile_intervals
 
 
 def level_words(level: float) -> str:
@@ -35,6 +36,9 @@ def level_words(level: float) -> str:
     return f"{percent}{suffix} percentile"
 
 
+INTERVAL_SHARES = {"value": 0.4, "rows": 0.05, "ends": 0.3, "check": 0.25}  # of a quantile statistic's ε
+
+
 @dataclass(frozen=True)
 class Quantiles(ColumnStatistic):
     """Quantiles of a numeric column at public levels (the median is level 0.5), each chosen by
@@ -43,9 +47,12 @@ class Quantiles(ColumnStatistic):
     The error is stated in ranks, the one measure of a quantile's error that depends on no
     data: how many rows the released value's position may lie from the level's. (How far that
     is in the column's units depends on how dense the data are there, which is private.)
+    With ``interval`` each value also gets a confidence interval in the column's units, released
+    with part of the statistic's ε (``INTERVAL_SHARES``, ``quantile_intervals``).
     """
 
     levels: tuple[float, ...] = (0.5,)
+    interval: bool = False
     type_name: ClassVar[str] = "quantiles"
     mechanisms: ClassVar[tuple[MechanismKind, ...]] = (MechanismKind.EXPONENTIAL,)
     error_unit: ClassVar[str] = "ranks"
@@ -75,18 +82,32 @@ class Quantiles(ColumnStatistic):
         return spec
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
+        """One selection per level; with an interval, before them less ε, then the interval's
+        queries: the group sizes, each level's two ends, and the histogram that checks the ends."""
         self._check(schema)
         distance = person_distance(schema.k, schema.neighbouring is not Neighbouring.ADD_REMOVE)
         rows = Sensitivity(distance, distance)  # a person's rows move every group's quantile by this much in total
-        share = 1.0 / len(self.levels)
-        return tuple(Query(level_words(a), rows, 1.0, share, not self.by, level=a) for a in self.levels)
+        per_level = 1.0 / len(self.levels)
+        if not self.interval:
+            return tuple(Query(level_words(a), rows, 1.0, per_level, not self.by, level=a) for a in self.levels)
+        shares = INTERVAL_SHARES
+        points = tuple(Query(level_words(a), rows, 1.0, shares["value"] * per_level, not self.by, level=a)
+                       for a in self.levels)
+        size = Query("rows (for the interval)", rows, 1.0, shares["rows"], not self.by, mechanism=MechanismKind.LAPLACE)
+        ends = tuple(
+            Query(f"{level_words(a)}: {side} end of the interval", rows, 1.0, shares["ends"] / 2 * per_level,
+                  not self.by, level=a)
+            for a in self.levels for side in ("lower", "upper")
+        )
+        check = Query("check of the interval's ends", rows, 1.0, shares["check"], False, mechanism=MechanismKind.LAPLACE)
+        return (*points, size, *ends, check)
 
     def candidates(self, schema: Schema) -> tuple[float, ...]:
         spec = self._check(schema)
         assert spec.lower is not None and spec.upper is not None  # validated by Schema.validate
         return quantile_candidates(float(spec.lower), float(spec.upper))
 
-    def measure(self, data: PreparedData, noises: Sequence[Noise]) -> list[list]:
+    def measure(self, data: PreparedData, noises: Sequence[Noise], confidence: float = 0.95) -> list[list]:
         """For each level, in each group, one candidate chosen by OpenDP from the group's values.
         Groups are disjoint, and a person's rows are split among them: the privacy loss adds up
         over the groups to that of ``person_distance`` rows in one group (the map is linear)."""
@@ -94,44 +115,67 @@ class Quantiles(ColumnStatistic):
         values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
         codes, groups = group_codes(self, data), self.group_count(data.schema)
         per_group = split_by_group(values, codes, groups)
-        return [
+        points = [
             [noise.select_quantile(group, candidates, level) for group in per_group]
             for noise, level in zip(noises, self.levels)
         ]
+        if not self.interval:
+            return points
+        schema = data.schema
+        distance = person_distance(schema.k, schema.neighbouring is not Neighbouring.ADD_REMOVE)
+        rest = noises[len(self.levels):]
+        return points + quantile_intervals(per_group, candidates, self.levels, distance, rest, confidence)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         raise TypeError("quantiles have no integer answers to add noise to; they are measured by selection")
 
     def estimate(self, noisy, noises, schema, confidence):
         error = self.error_bound(noises, schema, None, confidence)
+        points, intervals = noisy[:len(self.levels)], noisy[len(self.levels):]
         cells = []
         for i, group in enumerate(self.groups(schema)):
-            ordered = sorted(float(per_level[i]) for per_level in noisy)  # consistent order: post-processing
-            for level, value in zip(self.levels, ordered):
+            ordered = sorted(float(per_level[i]) for per_level in points)  # consistent order: post-processing
+            for j, (level, value) in enumerate(zip(self.levels, ordered)):
                 label = f"{group} / {level_words(level)}" if self.by else level_words(level)
                 note = f"its position is within {error:,} rows of the true {level_words(level)}'s ({confidence:.0%})"
-                cells.append(Cell(label, value, float(error), note, self.error_unit))
+                lower = upper = None
+                if intervals:
+                    lower, upper = (float(end) for end in intervals[j][i])
+                    note += f"; the true {level_words(level)} lies in [{lower:.6g}, {upper:.6g}] ({confidence:.0%})"
+                cells.append(Cell(label, value, float(error), note, self.error_unit, lower=lower, upper=upper))
         return tuple(cells)
 
     def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
         """Ranks: the largest over the levels, so that sorting the released values keeps every
-        level within its bound (the intervals are then ordered like the levels)."""
+        level within its bound (the intervals are then ordered like the levels). Only the values'
+        selections count: an interval's queries come after them."""
         count = len(self.candidates(schema))
-        return max(quantile_rank_halfwidth(noise.scale, confidence, count) for noise in noises)
+        return max(quantile_rank_halfwidth(noise.scale, confidence, count) for noise in noises[:len(self.levels)])
 
     def method(self, schema: Schema) -> str:
         where = self._in_each_group()
         share = f"ε is split evenly over the {len(self.levels)} levels; " if len(self.levels) > 1 else ""
         step = self.candidates(schema)
-        return (
+        text = (
             f"Permute-and-flip selection (an exponential mechanism, OpenDP){where}: among {QUANTILE_CANDIDATES:,} evenly spaced points of the bounds "
             f"(a step of {step[1] - step[0]:.3g}), a point is chosen with a probability that falls with the "
             f"distance of its rank from the level's; {share}the values are released in increasing order. "
             "The error is in ranks (rows), since its size in the column's units depends on the data."
         )
+        if not self.interval:
+            return text
+        shares = INTERVAL_SHARES
+        return text + (
+            f" Each value comes with an interval in the column's units{where}, from {1 - shares['value']:.0%} of the "
+            f"statistic's ε: the rows are counted with noise ({shares['rows']:.0%}); each end is selected the same way "
+            f"at a level a margin of rows beyond the quantile's ({shares['ends']:.0%}); one noisy count of the rows "
+            f"between the ends ({shares['check']:.0%}) then keeps an end only if it shows, with the stated "
+            "confidence, that the end lies on its side of the quantile, and puts the column's bound in its place "
+            "otherwise. The interval holds the true quantile with at least the stated confidence whatever the data."
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "levels": list(self.levels)}
+        return {**super().to_json(), "levels": list(self.levels), **({"interval": True} if self.interval else {})}
 
 
 @dataclass(frozen=True)
