@@ -146,6 +146,7 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "mean", "column": "annual_income", "by": "region", "weighted_by": "weekly_hours"},  # issue 21, 3
     {"type": "proportion", "column": "employed", "by": "sex", "weighted_by": "weekly_hours", "percent": True},
     {"type": "count", "weighted_by": "weekly_hours"},
+    {"type": "quantiles", "column": "annual_income", "levels": [0.25, 0.5], "by": "region", "interval": True},  # 21, 1
 ])
 def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
     plan = json.loads(sample_plan_path.read_text())
@@ -181,6 +182,19 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
         assert [c["label"] for c in cells] == ["[0, 18)", "[18, 30)", "[30, 45)", "[45, 65)", "[65, 100]"]
         assert "between the public edges" in released["method"]
         assert sum(c["value"] for c in cells) == pytest.approx(20_000, rel=0.02)  # each of the 20,000 rows in one interval
+    if statistic.get("interval"):
+        from importlib import resources
+
+        import jsonschema
+
+        from workbench.core.release.run import Release
+        results = json.loads((out / "results.json").read_text())
+        jsonschema.validate(results, json.loads(resources.files("workbench").joinpath(
+            "resources/results.schema.json").read_text()))
+        assert all(0 <= c["lower"] <= c["upper"] <= 200_000 for c in cells)
+        assert Release.from_json(results).statistics[0].cells[0].upper == cells[0]["upper"]
+        assert "interval" in released["method"] and "lies in [" in cells[0]["note"]
+        assert (out / "results.csv").read_text().splitlines()[0].endswith("interval_lower,interval_upper")
     if isinstance(statistic.get("by"), list):
         from importlib import resources
 

@@ -338,6 +338,23 @@ def test_quantiles_are_added_with_their_levels_and_only_their_mechanism(qtbot, w
     assert [page.mechanism.itemText(i) for i in range(page.mechanism.count())] == ["laplace", "gaussian"]
 
 
+def test_a_quantile_is_added_with_its_interval_in_the_columns_units(qtbot, window, sample_plan_path):
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    page.type.setCurrentText("quantiles")
+    assert page.interval.isVisibleTo(page) and not page.interval.isChecked()
+    page.column.setCurrentText("annual_income")
+    page.interval.setChecked(True)
+    page.add.click()
+    planned = window.document.plan.statistics[-1]
+    assert planned.statistic.interval and planned.to_json()["interval"] is True
+    window.document.budgeted().validate()
+    window.preview_page.recompute()
+    assert window.preview_page.table.item(len(window.document.plan.statistics) - 1, 4).text().endswith("ranks")
+    page.type.setCurrentText("mean")
+    assert not page.interval.isVisibleTo(page)
+
+
 def test_a_three_way_cross_tabulation_is_added_and_a_repeated_column_refused(qtbot, window, warnings, sample_plan_path):
     assert window.open_plan(sample_plan_path)
     page = window.statistics_page

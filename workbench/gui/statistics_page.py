@@ -129,6 +129,11 @@ class StatisticsPage(QWidget):
                                  "the privacy noise only, not the sampling error.")
         _readable_width(self.weighted)
         self.weighted_label = QLabel("weighted by")
+        self.interval = QCheckBox("with 95% interval")
+        self.interval.setAccessibleName("quantile interval in the column's units")
+        self.interval.setToolTip(
+            "Also release an interval in the column's units that holds the true quantile with 95% probability, "
+            "whatever the data. It uses 60% of this statistic's ε; the values get the other 40%.")
         self.percent = QCheckBox("in %")
         self.percent.setAccessibleName("shares in percent")
         self.percent.setToolTip("Release the shares in percent (0 to 100) rather than as proportions (0 to 1).")
@@ -159,7 +164,7 @@ class StatisticsPage(QWidget):
 
         chooser = QHBoxLayout()
         for label, widget in (("Statistic:", self.type), ("of", self.column), (self.levels_label, self.levels),
-                              (self.edges_label, self.edges), ("", self.percent),
+                              (self.edges_label, self.edges), ("", self.percent), ("", self.interval),
                               (self.crossed_labels[0], self.second), (self.crossed_labels[1], self.third)):
             if label != "":  # the percent box names itself
                 chooser.addWidget(label if isinstance(label, QLabel) else QLabel(label))
@@ -339,6 +344,7 @@ class StatisticsPage(QWidget):
             self.weighted.setCurrentText(chosen_weight if chosen_weight in numeric else UNWEIGHTED)
             _fit_popup(self.weighted)
         self.levels.setVisible(quantiles)
+        self.interval.setVisible(quantiles)
         self.levels_label.setVisible(quantiles)
         crossed = kind is CrossTab
         for widget in (self.second, self.third, *self.crossed_labels):
@@ -430,7 +436,8 @@ class StatisticsPage(QWidget):
         if kind is Count:
             return Count(by=by, weighted_by=weighted_by)
         if kind is Quantiles:
-            return Quantiles(column=self.column.currentText(), by=by, levels=self.parsed_levels())
+            return Quantiles(column=self.column.currentText(), by=by, levels=self.parsed_levels(),
+                             interval=self.interval.isChecked())
         if kind is Histogram and self._numeric_histogram():
             return Histogram(column=self.column.currentText(), by=by, edges=self.parsed_edges(), weighted_by=weighted_by)
         if kind is Histogram:
