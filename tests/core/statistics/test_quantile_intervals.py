@@ -39,8 +39,9 @@ def test_the_check_half_width_bounds_discrete_laplace_noise_and_is_not_loose(alp
     draws = np.array(noise.sample([0] * (200_000 * (left + right))), dtype=float).reshape(200_000, left + right)
     combined = (1 - alpha) * draws[:, :left].sum(1) - alpha * draws[:, left:].sum(1)
     low, high = np.mean(combined < -h), np.mean(combined > h)
-    assert low <= miss and high <= miss, (low, high)  # 200,000 draws: 6 standard errors below 0.0125 at most
-    assert low >= miss / 4, low  # the continuous bound and the lattice add a unit or so, not a factor
+    slack = 5 * math.sqrt(miss * (1 - miss) / 200_000)  # h is exact here: the draws may exceed miss by chance
+    assert low <= miss + slack and high <= miss + slack, (low, high)
+    assert low >= miss / 4, low  # not loose: the exact sum, not a bound, at this scale
 
 
 def test_plans_read_and_write_the_interval_and_refuse_a_non_boolean():
