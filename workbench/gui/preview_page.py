@@ -44,7 +44,7 @@ from workbench.core.release import (
     suggested_delta,
     with_privacy,
 )
-from workbench.core.report import released_error, reliable_from_words
+from workbench.core.report import error_words, released_error, reliable_from_words
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
@@ -339,7 +339,7 @@ class PreviewPage(QWidget):
             error = None
             try:
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
-                error_text = (f"± {released_error(error, shown.statistic.error_unit)}" if math.isfinite(error)
+                error_text = (error_words(error, shown.statistic.error_unit) if math.isfinite(error)
                               else "needs a size estimate")
                 basis = error_basis(shown, plan.schema, size)
                 if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):

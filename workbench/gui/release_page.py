@@ -36,7 +36,7 @@ from workbench.core.release import (
     default_ledger_path,
     release,
 )
-from workbench.core.report import interval_words, released_error, released_number, reliability_words, write_report
+from workbench.core.report import error_words, released_number, reliability_words, write_report
 from workbench.gui.document import PlanDocument
 from workbench.gui.workers import Task
 
@@ -237,8 +237,7 @@ class ReleasePage(QWidget):
                 statistic.label, cell.label,
                 "" if cell.value is None else
                 released_number(cell.value, None if cell.error_unit else cell.error) if cell.reliable else "not reliable",
-                "" if cell.error is None else f"± {released_error(cell.error, cell.error_unit)}"
-                + (f"; interval {interval_words(cell.lower, cell.upper)}" if cell.lower is not None else ""),
+                "" if cell.error is None else error_words(cell.error, cell.error_unit, cell.lower, cell.upper),
                 reliability_words(cell.flag, cell.cv),
                 f"{statistic.epsilon:.3g}", f"{statistic.delta:.2g}", statistic.mechanism, cell.note,
             ]

@@ -210,8 +210,9 @@ def rank_check_halfwidth(scale: float, alpha: float, left: int, right: int, miss
     check, (1 - α) x (noisy rows left of a point) - α x (noisy rows right of it). By symmetry the
     same h bounds P(noise > h).
 
-    A discrete Laplace draw is floor(E1) - floor(E2) for exponentials E1, E2 whose difference is a
-    continuous Laplace draw, so each differs from a continuous one by less than 1: h is the scale
+    Up to a scale of ``_EXACT_CHECK_SCALE`` the sums are enumerated and h is exact. Beyond it: a
+    discrete Laplace draw is floor(E1) - floor(E2) for exponentials E1, E2 whose difference is a
+    continuous Laplace draw, so each differs from a continuous one by less than 1, and h is the scale
     times the continuous sum's quantile plus (1 - α) left + α right. That quantile depends on α,
     ``left``, ``right`` and ``miss`` only (``_unit_laplace_sum_quantile``)."""
     if not 0 < miss < 0.5:

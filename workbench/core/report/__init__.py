@@ -4,7 +4,7 @@ May import every core layer before it; reads only released values and public con
 from workbench.core.report.export import PAPER_SIZES, REPORT_FORMATS, write_report, write_results
 from workbench.core.report.numbers import (
     coefficient_of_variation,
-    interval_words,
+    error_words,
     released_error,
     released_number,
     reliability_words,
@@ -12,5 +12,5 @@ from workbench.core.report.numbers import (
 )
 
 __all__ = [
-    "coefficient_of_variation", "interval_words", "PAPER_SIZES", "released_error", "released_number", "reliability_words", "reliable_from_words", "REPORT_FORMATS", "write_report", "write_results",
+    "coefficient_of_variation", "error_words", "PAPER_SIZES", "released_error", "released_number", "reliability_words", "reliable_from_words", "REPORT_FORMATS", "write_report", "write_results",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from workbench.core.privacy import Guarantee, risk, spent_in_words
 from workbench.core.release import Flag, Release, ReleasedStatistic, software_in_words
 from workbench.core.report import figures as report_figures
-from workbench.core.report.numbers import interval_words, released_error, released_number, reliability_words
+from workbench.core.report.numbers import error_words, released_number, reliability_words
 from workbench.core.statistics import SAMPLING_ERROR_WORDS
 
 REFERENCES = {
@@ -151,8 +151,7 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
         ReportRow(
             cell=c.label or "—",
             value=_published_value(c),
-            error="" if c.error is None or c.flag == SUPPRESSED else f"± {released_error(c.error, c.error_unit)}"
-            + (f"; interval {interval_words(c.lower, c.upper)}" if c.lower is not None else ""),
+            error="" if c.error is None or c.flag == SUPPRESSED else error_words(c.error, c.error_unit, c.lower, c.upper),
             note=c.note,
             reliability=reliability_words(c.flag, c.cv),
         )

@@ -32,13 +32,15 @@ def released_error(error: float, unit: str = "") -> str:
     return f"{text} {unit}" if unit else text
 
 
-def interval_words(lower: float | None, upper: float | None) -> str:
-    """A confidence interval in the value's units ("30,100 to 32,900"), each end to the digits
-    the interval's width allows; empty where the cell has none."""
+def error_words(error: float, unit: str = "", lower: float | None = None, upper: float | None = None) -> str:
+    """A cell's error as the report and the app print it: "± 12 ranks", followed by its interval in
+    the value's units where it has one ("; interval 30,100 to 32,900", each end to the digits the
+    interval's width allows)."""
+    text = f"± {released_error(error, unit)}"
     if lower is None or upper is None:
-        return ""
+        return text
     width = (upper - lower) / 2 or None
-    return f"{released_number(lower, width)} to {released_number(upper, width)}"
+    return f"{text}; interval {released_number(lower, width)} to {released_number(upper, width)}"
 
 
 def coefficient_of_variation(cv: float) -> str:

@@ -36,6 +36,11 @@ def level_words(level: float) -> str:
     return f"{percent}{suffix} percentile"
 
 
+def _person_distance(schema: Schema) -> int:
+    """The rows that differ between neighbours: every selection's and every count's sensitivity here."""
+    return person_distance(schema.k, schema.neighbouring is not Neighbouring.ADD_REMOVE)
+
+
 INTERVAL_SHARES = {"value": 0.4, "rows": 0.05, "ends": 0.3, "check": 0.25}  # of a quantile statistic's ε
 
 
@@ -85,7 +90,7 @@ class Quantiles(ColumnStatistic):
         """One selection per level; with an interval, before them less ε, then the interval's
         queries: the group sizes, each level's two ends, and the histogram that checks the ends."""
         self._check(schema)
-        distance = person_distance(schema.k, schema.neighbouring is not Neighbouring.ADD_REMOVE)
+        distance = _person_distance(schema)
         rows = Sensitivity(distance, distance)  # a person's rows move every group's quantile by this much in total
         per_level = 1.0 / len(self.levels)
         if not self.interval:
@@ -121,10 +126,9 @@ class Quantiles(ColumnStatistic):
         ]
         if not self.interval:
             return points
-        schema = data.schema
-        distance = person_distance(schema.k, schema.neighbouring is not Neighbouring.ADD_REMOVE)
         rest = noises[len(self.levels):]
-        return points + quantile_intervals(per_group, candidates, self.levels, distance, rest, confidence)
+        return points + quantile_intervals(per_group, candidates, self.levels, _person_distance(data.schema), rest,
+                                           confidence)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         raise TypeError("quantiles have no integer answers to add noise to; they are measured by selection")
