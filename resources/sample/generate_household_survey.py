@@ -20,7 +20,13 @@ EDUCATION = ("none", "primary", "lower secondary", "upper secondary", "tertiary"
 HOUSEHOLD_SIZES = np.arange(1, 9)
 HOUSEHOLD_SIZE_WEIGHTS = np.array([0.28, 0.33, 0.16, 0.14, 0.06, 0.02, 0.007, 0.003])
 OUT = Path(__file__).with_name("household_survey.csv")
-COLUMNS = ("household_id", "age", "sex", "region", "education", "employed", "weekly_hours", "annual_income")
+COLUMNS = ("household_id", "age", "sex", "region", "education", "employed", "weekly_hours", "annual_income", "weight")
+# Persons the survey's households stand for, by region: the smaller regions are over-sampled
+# (smaller weights), the capital under-sampled. Each household's weight is its region's times a
+# non-response and calibration adjustment, drawn from a generator of its own so that adding
+# the column left every other value as it was.
+REGION_BASE_WEIGHTS = dict(zip(REGIONS, (420, 380, 450, 520, 440, 400, 470, 610)))
+WEIGHT_ADJUSTMENT = (0.8, 1.35)
 
 
 def _education(rng: np.random.Generator, age: int) -> str:
@@ -80,7 +86,18 @@ def generate(rng: np.random.Generator) -> list[dict[str, object]]:
             else:
                 age = int(rng.integers(18, 98))
             rows.append({"household_id": f"H{household:05d}", **_person(rng, age, region)})
+    _add_weights(rows, np.random.default_rng(SEED + 1))
     return rows
+
+
+def _add_weights(rows: list[dict[str, object]], rng: np.random.Generator) -> None:
+    """One survey weight per household, shared by its members, as a design weight is."""
+    weights: dict[object, float] = {}
+    for row in rows:
+        household = row["household_id"]
+        if household not in weights:
+            weights[household] = round(REGION_BASE_WEIGHTS[row["region"]] * rng.uniform(*WEIGHT_ADJUSTMENT), 1)
+        row["weight"] = weights[household]
 
 
 def write(path: Path) -> int:

@@ -21,7 +21,7 @@ def test_loading_runs_off_the_gui_thread_and_shows_rows_and_proposals(qtbot, win
     assert window.data_page.loading.isVisible()
     qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
     page = window.data_page
-    assert page.preview.model().rowCount() == 500 and page.preview.model().columnCount() == 8
+    assert page.preview.model().rowCount() == 500 and page.preview.model().columnCount() == 9
     columns = page.columns.model()
     assert [columns.index(0, c).data() for c in (0, 2)] == ["household_id", "identifier"]
     assert "20,000 rows" in page.summary.text()
@@ -672,3 +672,30 @@ def test_a_cross_tabulation_is_offered_consistency_with_its_margins(qtbot, windo
     assert page.list.cellWidget(row, 3).currentText() == "consistent with margins"
     histogram = page.list.cellWidget(1, 3)  # the sample's histogram of region
     assert "consistent with margins" not in [histogram.itemText(i) for i in range(histogram.count())]
+
+
+def test_the_tables_example_plan_opens_previews_and_releases_in_the_app(qtbot, window, warnings, sample_path):
+    """The second example plan (every item of issue 21) is usable from the app, not only the command line."""
+    tables_plan = sample_path.with_name("household_survey.tables.plan.json")
+    load(qtbot, window, sample_path)
+    assert window.open_plan(tables_plan)
+    statistics = window.document.plan.statistics
+    assert len(statistics) == 9
+    crosstab = next(row for row, p in enumerate(statistics) if p.statistic.label.startswith("cross-tabulation"))
+    assert window.statistics_page.list.cellWidget(crosstab, 3).currentText() == "consistent with margins"
+    window.preview_page.recompute()
+    assert all(window.preview_page.table.item(row, 4).text() for row in range(len(statistics)))
+    release = window.release_page
+    release.ask = False
+    release.confirm_and_release()  # ε = 4 does not fit the new dataset's default total: refused before asking
+    assert release.task is None and release.result is None
+    assert warnings[-1][0] == "This release cannot be made" and "'Total ε' under 'New dataset' in step 5" in warnings[-1][1]
+    window.preview_page.budget.total_epsilon.setValue(5.0)
+    warnings.clear()
+    release.confirm_and_release()
+    qtbot.waitUntil(lambda: release.result is not None or bool(warnings), timeout=60_000)
+    assert not warnings
+    median = next(s for s in release.result.statistics if s.type == "quantiles").cells[0]
+    assert median.lower <= median.value <= median.upper
+    shown = [release.results.item(row, 3).text() for row in range(release.results.rowCount())]
+    assert any("; interval " in text for text in shown)

@@ -17,7 +17,7 @@ def kinds(table):
 
 def test_sample_dataset_loads_with_proposed_kinds(sample_path):
     table = load_table(sample_path)
-    assert table.frame.shape == (20000, 8)
+    assert table.frame.shape == (20000, 9)
     assert kinds(table) == {
         "household_id": ColumnKind.IDENTIFIER,
         "age": ColumnKind.NUMERIC,
@@ -27,6 +27,7 @@ def test_sample_dataset_loads_with_proposed_kinds(sample_path):
         "employed": ColumnKind.CATEGORICAL,
         "weekly_hours": ColumnKind.NUMERIC,
         "annual_income": ColumnKind.NUMERIC,
+        "weight": ColumnKind.NUMERIC,
     }
 
 
