@@ -31,6 +31,7 @@ from workbench.core.release import (
     NEUTRAL_NAME,
     CategoryWarning,
     Ledger,
+    Registration,
     Release,
     check_categories,
     default_ledger_path,
@@ -166,6 +167,8 @@ class ReleasePage(QWidget):
             )
         else:
             total = self.dataset_budget()
+            Registration(total, plan.schema.neighbouring.value, plan.schema.unit.in_words).check_affordable(
+                name, plan.events())  # raises, naming the overspend and where to set a larger total
             context = (
                 f"'{name}' is new to the ledger: it will be recorded with the total budget ε = {total.epsilon:g}, "
                 f"δ = {total.delta:g}, which all its releases share."

@@ -38,6 +38,24 @@ def test_charges_add_up_and_overspending_is_refused_with_the_amount(ledger):
     assert ledger.dataset("survey").releases == 2  # the refused release left no trace
 
 
+def test_a_first_release_over_a_new_datasets_total_advises_a_larger_total_not_a_raise(tmp_path):
+    """A dataset not yet in the ledger has nothing to raise: the advice names where its total is set."""
+    from workbench.core.release.ledger import Registration
+
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    new = Registration(budget(1.0), "add_remove", "one row of the table")
+    with pytest.raises(BudgetError, match=r"larger total budget.*--dataset-budget") as refused:
+        ledger.check_affordable("survey", [event(1.5)], new_dataset=new)
+    assert "ledger raise" not in str(refused.value)
+    with pytest.raises(BudgetError, match=r"larger total budget"):
+        ledger.charge("survey", [event(1.5)], {"statistics": []}, {}, new_dataset=new)
+    assert not ledger.has_dataset("survey")  # the refused first release registered nothing
+    assert new.check_affordable("survey", [event(0.5)]).epsilon == pytest.approx(0.5)
+    ledger.charge("survey", [event(0.5)], {"statistics": []}, {}, new_dataset=new)
+    with pytest.raises(BudgetError, match=r"ledger raise"):
+        ledger.charge("survey", [event(0.6)], {"statistics": []}, {}, new_dataset=new)  # now known: raise it
+
+
 def test_raising_the_budget_is_recorded_and_lowering_is_refused(ledger):
     ledger.charge("survey", [event(1.0)], {"statistics": []}, {})
     with pytest.raises(BudgetError):

@@ -116,6 +116,11 @@ class Registration:
     def as_record(self, name: str) -> DatasetRecord:
         return DatasetRecord(name, self.budget, self.neighbouring, self.privacy_unit, compose([], self.budget.delta), 0)
 
+    def check_affordable(self, name: str, events: list[MechanismEvent]) -> Guarantee:
+        """Raise BudgetError if a first release of ``events`` would overspend this total already;
+        the advice is to give the dataset a larger total, since nothing is recorded yet to raise."""
+        return _check_affordable(self.as_record(name), [], events, NEW_DATASET_ADVICE)
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -281,10 +286,12 @@ class Ledger:
         """
         with self._write() as db:
             _check_fingerprint(db, name, fingerprint, content_fingerprint)
-            if new_dataset is not None and not _entries(db, name):
+            fresh = new_dataset is not None and not _entries(db, name)
+            if fresh:
                 self._append(db, name, "register", new_dataset.to_json(fingerprint, content_fingerprint))
             history = _entries(db, name)
-            cost = _check_affordable(_record(name, history), release_events(history), events)
+            advice = NEW_DATASET_ADVICE if fresh else RAISE_ADVICE
+            cost = _check_affordable(_record(name, history), release_events(history), events, advice)
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
             return self._append(db, name, "release", {**data, **_fingerprints(fingerprint, content_fingerprint)})
 
@@ -295,7 +302,7 @@ class Ledger:
         with self._read() as db:
             history = _entries(db, name)
         if new_dataset is not None and not history:
-            return _check_affordable(new_dataset.as_record(name), [], events)
+            return new_dataset.check_affordable(name, events)
         return _check_affordable(_record(name, history), release_events(history), events)
 
     # ------------------------------------------------------------------ reading
@@ -397,7 +404,16 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
     )
 
 
-def _check_affordable(record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent]) -> Guarantee:
+RAISE_ADVICE = "Spend less, or raise the total with `dp-workbench ledger raise` (that is recorded)."
+NEW_DATASET_ADVICE = (
+    "Spend less, or give the dataset a larger total budget, which is recorded at its first release "
+    "(`--dataset-budget` on the command line; 'Total ε' under 'New dataset' in step 5 of the app)."
+)
+
+
+def _check_affordable(
+    record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent], advice: str = RAISE_ADVICE
+) -> Guarantee:
     """The cost of ``events``; BudgetError naming the overspend if the dataset cannot afford it."""
     cost = compose(events)
     over = overspend(compose([*spent, *events], delta=record.budget.delta), record.budget.epsilon, record.budget.delta)
@@ -406,8 +422,7 @@ def _check_affordable(record: DatasetRecord, spent: list[MechanismEvent], events
             f"This release would spend ε = {cost.epsilon:g}, δ = {cost.delta:g} on '{record.name}', which has "
             f"{record.remaining_in_words} left of its total "
             f"ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}: it would overspend by "
-            f"ε {over[0]:g}, δ {over[1]:g}. Nothing was released. Spend less, or raise the "
-            "total with `dp-workbench ledger raise` (that is recorded)."
+            f"ε {over[0]:g}, δ {over[1]:g}. Nothing was released. {advice}"
         )
     return cost
 
