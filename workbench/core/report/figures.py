@@ -43,15 +43,25 @@ def bars_with_errors(labels: Sequence[str], values: Sequence[float], errors: Seq
 
 
 def quantiles_with_errors(
-    levels: Sequence[float], values: Sequence[float], level_error: float | None, title: str, unit_label: str
+    levels: Sequence[float],
+    values: Sequence[float],
+    level_error: float | None,
+    title: str,
+    unit_label: str,
+    intervals: Sequence[tuple[float, float]] | None = None,
 ) -> bytes:
     """Released quantiles against their levels. ``level_error`` (the rank bound divided by a
     released count) is drawn sideways: the released value is the true quantile of some level
-    within that distance."""
+    within that distance. ``intervals`` (lower, upper), where released, are drawn upright in the
+    column's units: each holds the true quantile of its level."""
     figure = Figure(figsize=(5.5, 3.0))
     axes = figure.add_subplot()
     xerr = None if level_error is None else [level_error] * len(levels)
-    axes.errorbar(levels, values, xerr=xerr, fmt="o", color=BLUE, ecolor="black", capsize=3, linewidth=1)
+    yerr = None
+    if intervals is not None:
+        yerr = [[max(v - lower, 0.0) for v, (lower, _) in zip(values, intervals)],
+                [max(upper - v, 0.0) for v, (_, upper) in zip(values, intervals)]]
+    axes.errorbar(levels, values, xerr=xerr, yerr=yerr, fmt="o", color=BLUE, ecolor="black", capsize=3, linewidth=1)
     axes.set_xlim(0, 1)
     axes.set_xlabel("level", fontsize=8)
     axes.set_ylabel(unit_label, fontsize=8)
@@ -61,16 +71,15 @@ def quantiles_with_errors(
     return _png(figure)
 
 
-def noise_distributions(
-    events: Sequence[MechanismEvent], confidence: float, title: str, rank_bound: float | None = None
-) -> bytes:
+def noise_distributions(events: Sequence[MechanismEvent], confidence: float, title: str) -> bytes:
     """The distribution of the noise added to each query, in the statistic's units (a
-    selection's acceptance probability by rank distance for quantiles, with ``rank_bound``)."""
+    selection's acceptance probability by rank distance for quantiles, with its own rank bound:
+    an interval's ends are selected at a larger scale than the values)."""
     shown = list(events)[:3]
     figure = Figure(figsize=(6.0, 2.2))
     for i, event in enumerate(shown):
         axes = figure.add_subplot(1, len(shown), i + 1)
-        _draw_noise(axes, event, confidence, rank_bound)
+        _draw_noise(axes, event, confidence)
         axes.set_title(event.label, fontsize=8)
         axes.tick_params(labelsize=7)
         axes.locator_params(axis="x", nbins=4)
@@ -82,12 +91,12 @@ def noise_distributions(
     return _png(figure)
 
 
-def _draw_noise(axes, event: MechanismEvent, confidence: float, rank_bound: float | None) -> None:
+def _draw_noise(axes, event: MechanismEvent, confidence: float) -> None:
     if event.scale <= 0:
         axes.text(0.5, 0.5, "no noise", ha="center", va="center", transform=axes.transAxes)
         return
     if event.mechanism == "exponential":
-        bound = rank_bound if rank_bound is not None else quantile_rank_halfwidth(event.scale, confidence)
+        bound = quantile_rank_halfwidth(event.scale, confidence)
         ranks = np.linspace(0, max(bound * 1.3, 1.0), 200)
         axes.plot(ranks, np.exp(-ranks / event.scale), color=BLUE)
         axes.axvline(bound, color="black", linestyle="--", linewidth=0.8)

@@ -207,21 +207,26 @@ def _pictures(statistic: ReleasedStatistic, confidence: float, count: float | No
         if len(levels) == len(cells):
             bound = max((c.error or 0.0) for c in cells)
             level_error = bound / count if count else None
+            intervals = None
+            if all(c.lower is not None and c.upper is not None for c in cells):
+                intervals = [(c.lower, c.upper) for c in cells]
+            bars = "The sideways bars" if intervals else "The bars"
             sideways = (
-                f" The bars show ±{bound:,.0f} ranks as a share of the released count of rows: each value is the "
+                f" {bars} show ±{bound:,.0f} ranks as a share of the released count of rows: each value is the "
                 "true quantile of a level within the bar." if level_error else
                 f" Their error is ±{bound:,.0f} ranks (rows), which cannot be drawn on the value axis."
             )
+            if intervals:
+                sideways += f" The upright bars are the {confidence:.0%} intervals in the column's units."
             pictures.append(Picture(
                 f"{statistic.label}: released values by level.{sideways}",
                 report_figures.quantiles_with_errors(levels, [c.value for c in cells], level_error, statistic.label,
-                                                     statistic.column or "value"),
+                                                     statistic.column or "value", intervals),
             ))
     if statistic.noise:
-        rank_bound = max((c.error or 0.0) for c in statistic.cells) if statistic.mechanism == "exponential" else None
         pictures.append(Picture(
             f"{statistic.label}: the distribution of the noise of each query (public: it depends on the scale only).",
-            report_figures.noise_distributions(statistic.noise, confidence, f"Noise of {statistic.label}", rank_bound),
+            report_figures.noise_distributions(statistic.noise, confidence, f"Noise of {statistic.label}"),
         ))
     return tuple(pictures)
 

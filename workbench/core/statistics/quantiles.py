@@ -145,7 +145,7 @@ class Quantiles(ColumnStatistic):
                 lower = upper = None
                 if intervals:
                     lower, upper = (float(end) for end in intervals[j][i])
-                    note += f"; the true {level_words(level)} lies in [{lower:.6g}, {upper:.6g}] ({confidence:.0%})"
+                    note += f"; the true {level_words(level)} lies in [{lower:,.10g}, {upper:,.10g}] ({confidence:.0%})"
                 cells.append(Cell(label, value, float(error), note, self.error_unit, lower=lower, upper=upper))
         return tuple(cells)
 
