@@ -31,7 +31,8 @@ APP="$ROOT/dist/dp-workbench"
 install -m 644 packaging/dp-workbench.desktop packaging/dp-workbench.png "$APP/"
 install -m 755 packaging/install-desktop-entry.sh "$APP/"
 mkdir -p "$APP/sample"
-install -m 644 resources/sample/household_survey.csv resources/sample/household_survey.plan.json "$APP/sample/"
+install -m 644 resources/sample/household_survey.csv resources/sample/household_survey.plan.json \
+  resources/sample/household_survey.tables.plan.json "$APP/sample/"
 ARCHIVE_PATH="$ROOT/dist/dp-workbench-linux-x86_64.tar.xz"
 if [ "${ARCHIVE:-yes}" != no ]; then
   say "Packing $ARCHIVE_PATH"
