@@ -265,14 +265,14 @@ def consistent_table_error(epsilon: float, repeats: int) -> dict:
     import time
 
     from workbench.core.privacy.mechanisms import calibrate
-    from workbench.core.release.tables import Measurement, consistent_table, noise_variance
+    from workbench.core.release.tables import Measurement, consistent_table
 
     rng = np.random.default_rng(13)  # synthetic data only
     shape = (50, 20, 5)
     rates = np.einsum("i,j,k->ijk", rng.pareto(1.2, 50) + 0.1, rng.dirichlet(np.ones(20)), [0.05, 0.2, 0.4, 0.25, 0.1])
     truth = rng.poisson(rates / rates.sum() * 200_000).astype(float)
     noise = calibrate(MechanismKind.LAPLACE, 2, epsilon)
-    variance = noise_variance(noise)
+    variance = noise.variance
     parts = [((0, 1, 2), truth)] + [((a,), truth.sum(axis=tuple(b for b in range(3) if b != a))) for a in range(3)]
     parts.append(((), np.array(truth.sum())))
     raw, fitted, seconds = [], [], []

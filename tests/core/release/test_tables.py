@@ -12,7 +12,7 @@ from workbench.cli import main
 from workbench.core.errors import PlanError
 from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 from workbench.core.release.plan import ReleasePlan
-from workbench.core.release.tables import Measurement, consistent_table, noise_variance
+from workbench.core.release.tables import Measurement, consistent_table
 
 BUDGET = ["--dataset-budget", "20", "1e-5"]
 
@@ -61,9 +61,9 @@ def test_consistent_measurements_are_left_as_they_are():
 
 
 def test_the_variance_of_the_noise_weights_the_fit():
-    assert noise_variance(calibrate(MechanismKind.LAPLACE, 1, 0.1)) == pytest.approx(2 * 10.0**2, rel=0.01)
+    assert calibrate(MechanismKind.LAPLACE, 1, 0.1).variance == pytest.approx(2 * 10.0**2, rel=0.01)
     gauss = calibrate(MechanismKind.GAUSSIAN, 1.0, 1.0, 1e-6)
-    assert noise_variance(gauss) == gauss.scale**2
+    assert gauss.variance == gauss.scale**2
 
 
 def _table_plan(sample_plan_path, tmp_path, **crosstab):
@@ -130,7 +130,7 @@ def test_the_stated_bounds_still_cover_after_the_fit(mechanism):
     sensitivity = 2.0 if mechanism is MechanismKind.LAPLACE else 2 ** 0.5
     noise = calibrate(mechanism, sensitivity, 0.5, delta)  # substitute: a histogram's sensitivity
     bound = noise.halfwidth(0.95)
-    variance = noise_variance(noise)
+    variance = noise.variance
     parts = [((0, 1), truth), ((0,), truth.sum(1)), ((1,), truth.sum(0)), ((), np.array(truth.sum()))]
     covered, raw_error, fitted_error = [], [], []
     for _ in range(REPEATS):

@@ -68,6 +68,19 @@ class Noise:
             return quantile_rank_halfwidth(self.scale, confidence)
         return discrete_gaussian_halfwidth(self.scale, confidence)
 
+    @property
+    def variance(self) -> float:
+        """The variance of one noise value: discrete Laplace 2a / (1 - a)², a = e^(-1/b); the discrete
+        Gaussian's is at most σ² (its parameter). Weights a least-squares fit; bounds a tail by Chebyshev."""
+        if self.scale == 0:
+            return 0.0
+        if self.kind is MechanismKind.LAPLACE:
+            a = math.exp(-1.0 / self.scale)
+            return 2.0 * a / (1.0 - a) ** 2
+        if self.kind is MechanismKind.EXPONENTIAL:
+            raise TypeError("the exponential mechanism selects a candidate; it adds no noise with a variance")
+        return self.scale**2
+
     def select_quantile(self, values: np.ndarray, candidates: Sequence[float], alpha: float) -> float:
         """One of ``candidates``, likelier the closer its rank is to ``alpha`` of the values, chosen by
         OpenDP's ``make_private_quantile`` (permute-and-flip, a pure-DP exponential-family selection)."""

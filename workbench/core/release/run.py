@@ -27,7 +27,7 @@ from workbench.core.release.ledger import Ledger, LedgerError, Registration
 from workbench.core.release.plan import PlannedStatistic, ReleasePlan
 from workbench.core.release.postprocess import MARGIN_CONSISTENCY_WORDS, consistent_with_total
 from workbench.core.release.reliability import flagged
-from workbench.core.release.tables import Measurement, consistent_table, noise_variance
+from workbench.core.release.tables import Measurement, consistent_table
 from workbench.core.statistics import Cell, grouping, grouping_json
 
 RESULTS_FORMAT = "dp-workbench-results"
@@ -306,7 +306,7 @@ def _table_made_consistent(
         return np.array([c.raw_value for c in released[i].cells], dtype=float)
 
     parts = [(table, axes)] + [(i, (axis,)) for i, axis in margins] + ([(total, ())] if total is not None else [])
-    measurements = [Measurement(keeps, raw(i).reshape([shape[a] for a in keeps]), noise_variance(noises[i][0]))
+    measurements = [Measurement(keeps, raw(i).reshape([shape[a] for a in keeps]), noises[i][0].variance)
                     for i, keeps in parts]
     fitted = consistent_table(shape, measurements)
     out = list(released)

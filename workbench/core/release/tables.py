@@ -23,12 +23,9 @@ happens (the Lawson–Hanson conditions for the non-negative least-squares optim
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
-
-from workbench.core.privacy import MechanismKind, Noise
 
 MAX_ROUNDS = 50
 _CG_STEPS = 2000
@@ -42,17 +39,6 @@ class Measurement:
     keeps: tuple[int, ...]
     values: np.ndarray
     variance: float
-
-
-def noise_variance(noise: Noise) -> float:
-    """The variance of one integer noise value: discrete Laplace 2a / (1 - a)², a = e^(-1/b); the discrete
-    Gaussian's is at most σ² (its parameter)."""
-    if noise.scale == 0:
-        return 0.0
-    if noise.kind is MechanismKind.LAPLACE:
-        a = math.exp(-1.0 / noise.scale)
-        return 2.0 * a / (1.0 - a) ** 2
-    return noise.scale**2
 
 
 def consistent_table(shape: tuple[int, ...], measurements: list[Measurement]) -> np.ndarray:
