@@ -1,38 +1,37 @@
-"""A quantile's confidence interval in the column's own units: two selected ends, each kept only
-if a noisy count confirms it lies on its side of the quantile.
+"""A quantile's confidence interval in the column's own units: cuts on a ladder either side of the
+released value, each kept as an end only if a noisy count confirms it lies on its side of the quantile.
 
 Permute-and-flip's error in ranks has no data-free bound tighter than the union over its
-candidates, and its size in the column's units depends on how dense the data are there. So the
-interval is built in three steps, each DP, composed in sequence (each step may read what the
-ones before released):
+candidates, and its size in the column's units depends on how dense the data are there. But once
+the value q̂ is released it is public, and a second DP step may read it (sequential composition):
 
-1. the rows of each group are counted with noise (n̂);
-2. each end is selected by permute-and-flip at the level α ∓ m / n̂, a margin of m rows beyond
-   the quantile's position (m: the check's half-width plus three of the selection's scales);
-3. one noisy histogram by group, cut at every end, checks each end: a lower end L is kept when
+1. around q̂, cuts at 1, 2, 4, 8, ... steps of the candidates' grid, below it and above it, up to
+   the bounds (a ladder: near q̂ to be narrow where the value is good, far out to reach the
+   quantile where it is not, as on a tie or in a gap between two modes);
+2. one noisy histogram by group, cut at every cut, checks each: a lower cut L is kept when
    (1 - α) x (rows at or below L) - α x (rows above it), from the noisy bins, is below -h, where
-   P(noise < -h) <= (1 - confidence) / 2 (``rank_check_halfwidth``, exact for discrete Laplace).
-   That says fewer than αn rows lie at or below L, so L is below the quantile; likewise an upper
-   end needs more than αn rows below it. An end that is not confirmed falls back to the bound.
+   P(noise < -h) <= (1 - confidence) / 2 / (cuts on that side) (``rank_check_halfwidth``, exact
+   for discrete Laplace). That says fewer than αn rows lie at or below L, so L is below the
+   quantile; likewise an upper cut needs more than αn rows below it. The end is the innermost kept
+   cut, or the bound where none is kept.
 
 The interval holds the quantile (any value with at most αn rows below it and at least αn at or
-below it) with probability at least the confidence whatever the data, because only the checks'
-noise can make it miss and each side is allowed half the miss probability. The selections affect
-the width only: a selection that lands on the wrong side is refused by its check, not trusted.
+below it) with probability at least the confidence whatever the data: given q̂, the cuts are fixed
+and only the check's noise, independent of q̂, can keep a wrong one; each side is allowed half the
+miss probability, split over its cuts. q̂ changes the width only, never the coverage.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
 
-from workbench.core.privacy import Noise, calibrate_quantile
-from workbench.core.privacy.accuracy import discrete_laplace_halfwidth, rank_check_halfwidth
+from workbench.core.privacy import Noise
+from workbench.core.privacy.accuracy import rank_check_halfwidth
 
-_LADDER_STEPS = (1, 16, 256, 4096)  # grid steps from a selected end to its cuts (see ``_ladder``)
-CUTS_PER_END = len(_LADDER_STEPS)
-SELECTION_MARGIN = 3.0  # selection scales added to the margin: an end misses its check about 2.5% of the time
+LADDER_RATIO = 2  # each cut twice as far from the value as the one before
 _LOWER, _UPPER = 1, 0  # at equal values, an upper cut (rows below it go left) sorts before a lower cut
 
 
@@ -40,51 +39,55 @@ def quantile_intervals(
     per_group: Sequence[np.ndarray],
     candidates: Sequence[float],
     levels: Sequence[float],
-    distance: int,
-    noises: Sequence[Noise],
+    points: Sequence[Sequence[float]],
+    check_noise: Noise,
     confidence: float,
 ) -> list[list[tuple[float, float]]]:
     """For each level, in each group, the interval (low, high) in the column's units.
 
-    ``per_group`` holds each group's values, ``noises`` the size count's, then each level's lower
-    and upper selection's (their ε only: they are recalibrated at the level each group needs), then
-    the check histogram's."""
-    size_noise, ends, check_noise = noises[0], noises[1:-1], noises[-1]
+    ``per_group`` holds each group's values, ``points[i][g]`` the value released for level i in
+    group g, ``check_noise`` the check histogram's noise."""
     groups = [np.sort(np.asarray(values, dtype=np.float64)) for values in per_group]
-    sizes = size_noise.sample([len(values) for values in groups]).astype(float)
-    size_margin = discrete_laplace_halfwidth(size_noise.scale, confidence) if size_noise.scale else 0
-    miss = (1.0 - confidence) / 2.0 / CUTS_PER_END  # per cut: an end is wrong if any of its cuts is
-    cuts_per_group = len(levels) * 2 * CUTS_PER_END
-    widest_check = max(_check_halfwidth(check_noise.scale, a, cuts_per_group, miss) for a in levels)
     low, high = float(candidates[0]), float(candidates[-1])
-
     cuts: list[list[tuple[float, int, int]]] = []  # per group: (value, kind, level index)
-    for values, size in zip(groups, sizes):
+    for g in range(len(groups)):
         mine = []
-        for i, level in enumerate(levels):
-            lower_noise, upper_noise = ends[2 * i], ends[2 * i + 1]
-            below = _select_end(values, candidates, level, -1, size, size_margin, widest_check, distance, lower_noise)
-            above = _select_end(values, candidates, level, +1, size, size_margin, widest_check, distance, upper_noise)
-            mine += [(cut, _LOWER, i) for cut in _ladder(candidates, below, -1)]
-            mine += [(cut, _UPPER, i) for cut in _ladder(candidates, above, +1)]
+        for i in range(len(levels)):
+            for kind, side in ((_LOWER, -1), (_UPPER, +1)):
+                mine += [(cut, kind, i) for cut in _ladder(candidates, float(points[i][g]), side)]
         cuts.append(sorted(mine))
 
     exact = [_bin_counts(values, group_cuts) for values, group_cuts in zip(groups, cuts)]
     noisy = check_noise.sample([n for counts in exact for n in counts]).astype(float)
-    bins = cuts_per_group + 1
     intervals = [[(low, high) for _ in groups] for _ in levels]
+    start = 0
     for g, group_cuts in enumerate(cuts):
-        counts = noisy[g * bins:(g + 1) * bins]
+        bins = len(group_cuts) + 1
+        counts = noisy[start:start + bins]
+        start += bins
         left = np.cumsum(counts)[:-1]  # noisy rows left of each cut
         total = counts.sum()
-        for j, (value, kind, i) in enumerate(group_cuts):
-            alpha = levels[i]
-            score = (1.0 - alpha) * left[j] - alpha * (total - left[j])  # noisy rows left of it, less αn
-            h = rank_check_halfwidth(check_noise.scale, alpha, j + 1, bins - j - 1, miss)
-            if _confirms(score, h, kind):
-                lo, hi = intervals[i][g]
-                intervals[i][g] = (max(lo, value), hi) if kind == _LOWER else (lo, min(hi, value))
+        for i, alpha in enumerate(levels):
+            for kind in (_LOWER, _UPPER):
+                mine = [j for j, (_, k, level) in enumerate(group_cuts) if k == kind and level == i]
+                miss = (1.0 - confidence) / 2.0 / max(len(mine), 1)  # a side is wrong if any of its cuts is
+                for j in (reversed(mine) if kind == _LOWER else mine):  # innermost first: the first kept is the end
+                    score = (1.0 - alpha) * left[j] - alpha * (total - left[j])  # noisy rows left of it, less αn
+                    if _confirms(score, _check_halfwidth(check_noise, alpha, j + 1, bins - j - 1, miss, score), kind):
+                        lo, hi = intervals[i][g]
+                        intervals[i][g] = (group_cuts[j][0], hi) if kind == _LOWER else (lo, group_cuts[j][0])
+                        break
     return intervals
+
+
+def _check_halfwidth(noise: Noise, alpha: float, left: int, right: int, miss: float, score: float) -> float:
+    """The smaller of two true bounds on the check's noise: Chebyshev's from its variance, which costs
+    nothing, and ``rank_check_halfwidth``'s, which is exact but enumerates the noise's sums, so it is
+    computed only where the score lies between 0 and Chebyshev's bound and the answer turns on it."""
+    chebyshev = math.sqrt(noise.variance * ((1 - alpha) ** 2 * left + alpha ** 2 * right) / miss)
+    if abs(score) > chebyshev or score == 0:
+        return chebyshev  # confirmed, or on neither side (h >= 0): the exact bound cannot change that
+    return min(chebyshev, rank_check_halfwidth(noise.scale, alpha, left, right, miss))
 
 
 def _confirms(score: float, halfwidth: float, kind: int) -> bool:
@@ -93,38 +96,16 @@ def _confirms(score: float, halfwidth: float, kind: int) -> bool:
     return score < -halfwidth if kind == _LOWER else score > halfwidth
 
 
-def _check_halfwidth(scale: float, alpha: float, cuts: int, miss: float) -> float:
-    """The widest check half-width over a cut's possible positions among ``cuts`` cuts."""
-    return max(rank_check_halfwidth(scale, alpha, j, cuts + 1 - j, miss) for j in range(1, cuts + 1))
-
-
-def _select_end(
-    values: np.ndarray, candidates: Sequence[float], alpha: float, side: int, size: float, size_margin: int,
-    check: float, distance: int, noise: Noise,
-) -> float | None:
-    """A candidate about m rows to ``side`` of the α-quantile, by permute-and-flip at α ± m / n̂;
-    None where that level leaves (0, 1): the bound is then the end."""
-    if size <= 0:
-        return None
-    scale = calibrate_quantile(distance, alpha, noise.epsilon).scale  # the scale near α, for the margin
-    margin = (check + SELECTION_MARGIN * scale) * (size + size_margin) / size  # at least m rows even if n̂ is high
-    level = alpha + side * margin / size
-    if not 0 < level < 1:
-        return None
-    selection = calibrate_quantile(distance, level, noise.epsilon)
-    return selection.select_quantile(values, candidates, level)
-
-
-def _ladder(candidates: Sequence[float], selected: float | None, side: int) -> list[float]:
-    """The cuts that may become an end: the candidate next to the selected one on ``side``, then
-    points 16, 256 and 4,096 steps of the grid further out. Where the quantile sits on a tie the
-    selection can land just beyond the tie, on the wrong side; a cut further out then crosses the
-    tie. Without a selection (its level left (0, 1)) every cut is the bound."""
+def _ladder(candidates: Sequence[float], point: float, side: int) -> list[float]:
+    """The grid points 1, 2, 4, ... steps from the released value on ``side``, short of the bound (the
+    bound is the end where no cut is kept). Public: it depends on the released value and the grid."""
     last = len(candidates) - 1
-    if selected is None:
-        return [float(candidates[0 if side < 0 else last])] * CUTS_PER_END
-    i = int(np.searchsorted(candidates, selected))
-    return [float(candidates[min(max(i + side * step, 0), last)]) for step in _LADDER_STEPS]
+    i = int(np.clip(np.searchsorted(candidates, point), 0, last))
+    out, steps = [], 1
+    while 0 < i + side * steps < last:
+        out.append(float(candidates[i + side * steps]))
+        steps *= LADDER_RATIO
+    return out
 
 
 def _bin_counts(values: np.ndarray, cuts: Sequence[tuple[float, int, int]]) -> list[int]:

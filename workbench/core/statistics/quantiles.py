@@ -41,7 +41,7 @@ def _person_distance(schema: Schema) -> int:
     return person_distance(schema.k, schema.neighbouring is not Neighbouring.ADD_REMOVE)
 
 
-INTERVAL_SHARES = {"value": 0.4, "rows": 0.05, "ends": 0.3, "check": 0.25}  # of a quantile statistic's ε
+INTERVAL_SHARES = {"value": 0.4, "check": 0.6}  # of a quantile statistic's ε, with an interval
 
 
 @dataclass(frozen=True)
@@ -87,25 +87,20 @@ class Quantiles(ColumnStatistic):
         return spec
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
-        """One selection per level; with an interval, before them less ε, then the interval's
-        queries: the group sizes, each level's two ends, and the histogram that checks the ends."""
+        """One selection per level; with an interval, with less ε, then the histogram that checks the
+        interval's cuts around the released values."""
         self._check(schema)
         distance = _person_distance(schema)
         rows = Sensitivity(distance, distance)  # a person's rows move every group's quantile by this much in total
         per_level = 1.0 / len(self.levels)
-        if not self.interval:
-            return tuple(Query(level_words(a), rows, 1.0, per_level, not self.by, level=a) for a in self.levels)
-        shares = INTERVAL_SHARES
-        points = tuple(Query(level_words(a), rows, 1.0, shares["value"] * per_level, not self.by, level=a)
+        value_share = INTERVAL_SHARES["value"] if self.interval else 1.0
+        points = tuple(Query(level_words(a), rows, 1.0, value_share * per_level, not self.by, level=a)
                        for a in self.levels)
-        size = Query("rows (for the interval)", rows, 1.0, shares["rows"], not self.by, mechanism=MechanismKind.LAPLACE)
-        ends = tuple(
-            Query(f"{level_words(a)}: {side} end of the interval", rows, 1.0, shares["ends"] / 2 * per_level,
-                  not self.by, level=a)
-            for a in self.levels for side in ("lower", "upper")
-        )
-        check = Query("check of the interval's ends", rows, 1.0, shares["check"], False, mechanism=MechanismKind.LAPLACE)
-        return (*points, size, *ends, check)
+        if not self.interval:
+            return points
+        check = Query("check of the interval's ends", rows, 1.0, INTERVAL_SHARES["check"], False,
+                      mechanism=MechanismKind.LAPLACE)
+        return (*points, check)
 
     def candidates(self, schema: Schema) -> tuple[float, ...]:
         spec = self._check(schema)
@@ -126,9 +121,8 @@ class Quantiles(ColumnStatistic):
         ]
         if not self.interval:
             return points
-        rest = noises[len(self.levels):]
-        return points + quantile_intervals(per_group, candidates, self.levels, _person_distance(data.schema), rest,
-                                           confidence)
+        check = noises[len(self.levels)]
+        return points + quantile_intervals(per_group, candidates, self.levels, points, check, confidence)
 
     def exact(self, data: PreparedData) -> tuple[list[int], ...]:
         raise TypeError("quantiles have no integer answers to add noise to; they are measured by selection")
@@ -168,14 +162,13 @@ class Quantiles(ColumnStatistic):
         )
         if not self.interval:
             return text
-        shares = INTERVAL_SHARES
         return text + (
-            f" Each value comes with an interval in the column's units{where}, from {1 - shares['value']:.0%} of the "
-            f"statistic's ε: the rows are counted with noise ({shares['rows']:.0%}); each end is selected the same way "
-            f"at a level a margin of rows beyond the quantile's ({shares['ends']:.0%}); one noisy count of the rows "
-            f"between the ends ({shares['check']:.0%}) then keeps an end only if it shows, with the stated "
-            "confidence, that the end lies on its side of the quantile, and puts the column's bound in its place "
-            "otherwise. The interval holds the true quantile with at least the stated confidence whatever the data."
+            f" Each value comes with an interval in the column's units{where}, from {INTERVAL_SHARES['check']:.0%} of "
+            "the statistic's ε: around the released value, cuts 1, 2, 4, 8, ... steps of the grid away on each side; "
+            "one noisy count of the rows between the cuts keeps a cut as an end only if it shows, with the stated "
+            "confidence, that the cut lies on its side of the quantile; the end is the innermost kept cut, or the "
+            "column's bound where none is kept. The interval holds the true quantile with at least the stated "
+            "confidence whatever the data."
         )
 
     def to_json(self) -> dict[str, Any]:
