@@ -63,6 +63,19 @@ def synthetic_frame(rows: int, seed: int = SEED) -> pd.DataFrame:
     })
 
 
+WORKBOOK_ROWS = 28_000  # a survey file as offices send it as Excel: 28,000 rows of 8 columns
+
+
+def workbook(rows: int = WORKBOOK_ROWS, seed: int = SEED) -> Path:
+    """An .xlsx of the first 8 columns of ``rows`` rows, written (with openpyxl) if not there yet."""
+    path = data_folder() / f"survey-v{GENERATOR_VERSION}-seed{seed}-{rows}.xlsx"
+    if not path.exists():
+        partial = path.with_suffix(".partial")
+        synthetic_frame(rows, seed).iloc[:, :8].to_excel(partial, index=False, engine="openpyxl")
+        partial.replace(path)
+    return path
+
+
 def files(rows: int = FULL_ROWS, seed: int = SEED) -> dict[str, Path]:
     """The CSV and Parquet files of ``rows`` rows, written if not there yet."""
     folder = data_folder()

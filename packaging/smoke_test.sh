@@ -22,6 +22,7 @@ say "dp-workbench --version"
 "$APP/dp-workbench" --version | tee "$WORK/version.txt"
 grep -q "OpenDP" "$WORK/version.txt" && grep -q "dp-accounting" "$WORK/version.txt"
 say "dp-workbench inspect, one file of each binary format"
+"$ROOT/build/venv/bin/python" -m pip install -q "openpyxl>=3.1,<4"  # to write the workbook; not bundled
 "$ROOT/build/venv/bin/python" "$WORK/checkout/packaging/write_formats.py" "$WORK/formats"
 for file in "$WORK"/formats/*; do
   "$APP/dp-workbench" inspect "$file" | grep -q "annual_income\|annual_i" || { say "cannot read $file"; exit 1; }

@@ -1,6 +1,7 @@
 """Write the first 300 rows of the sample dataset in every binary format DP Workbench reads, into the
-folder given, so that the smoke test can check the bundle carries each reader (openpyxl, pyarrow,
-pyreadstat). Runs in the build environment, not in the bundle."""
+folder given, so that the smoke test can check the bundle carries each reader (python-calamine,
+pyarrow, pyreadstat). Runs in the build environment, not in the bundle; writing the workbook needs
+openpyxl, which the smoke test installs there (the app only reads workbooks)."""
 
 import sys
 from pathlib import Path

@@ -1,6 +1,6 @@
 """Read a data file into a Table.
 
-pandas, pyarrow, openpyxl and pyreadstat do the reading; this module only picks the
+pandas, pyarrow, python-calamine and pyreadstat do the reading; this module only picks the
 reader, detects a text file's encoding and delimiter, and turns every failure into a
 ``DataFileError`` that names the file, the problem and what to do about it.
 """
@@ -367,7 +367,7 @@ class SheetNeeded(DataFileError):
 
 
 def _load_excel(path: Path, sheet: str | int | None) -> Table:
-    with pd.ExcelFile(path, engine="openpyxl") as book:
+    with pd.ExcelFile(path, engine="calamine") as book:
         names = tuple(str(n) for n in book.sheet_names)
         if sheet is None:
             if len(names) > 1:
