@@ -143,18 +143,18 @@ def test_plan_budget_fills_epsilon_from_targets_and_shows_expected_errors(sample
     {"type": "crosstab", "columns": ["sex", "employed"], "by": ["region", "education"]},
     {"type": "proportion", "column": "employed", "by": "region", "percent": True},  # issue 21, 5
     {"type": "proportion", "column": "age", "edges": [18, 65]},
-    {"type": "mean", "column": "annual_income", "by": "region", "weighted_by": "weekly_hours"},  # issue 21, 3
-    {"type": "proportion", "column": "employed", "by": "sex", "weighted_by": "weekly_hours", "percent": True},
-    {"type": "count", "weighted_by": "weekly_hours"},
+    {"type": "mean", "column": "annual_income", "by": "region", "weighted_by": "weight"},  # issue 21, 3
+    {"type": "proportion", "column": "employed", "by": "sex", "weighted_by": "weight", "percent": True},
+    {"type": "count", "weighted_by": "weight"},
     {"type": "quantiles", "column": "annual_income", "levels": [0.25, 0.5], "by": "region", "interval": True},  # 21, 1
 ])
 def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sample_path, sample_plan_path, tmp_path, capsys):
     plan = json.loads(sample_plan_path.read_text())
     mechanism = "exponential" if statistic["type"] == "quantiles" else "laplace"
     plan["statistics"] = [{**statistic, "mechanism": mechanism, "epsilon": 0.5, "delta": 0.0}]
-    if statistic.get("weighted_by"):  # hours as a stand-in weight: weights need a positive lower bound
-        hours = next(c for c in plan["schema"]["columns"] if c["name"] == "weekly_hours")
-        hours.update(lower=1, missing={"action": "impute", "value": 1})
+    if statistic.get("weighted_by"):  # the survey weight, described as in the tables example plan
+        tables = json.loads(sample_plan_path.with_name("household_survey.tables.plan.json").read_text())
+        plan["schema"]["columns"].append(next(c for c in tables["schema"]["columns"] if c["name"] == "weight"))
     plan_path = tmp_path / "one.plan.json"
     plan_path.write_text(json.dumps(plan))
     out = tmp_path / "results"
@@ -163,6 +163,8 @@ def test_every_statistic_releases_end_to_end_from_the_command_line(statistic, sa
     assert released["type"] == statistic["type"] and released["by"] == statistic.get("by")
     cells = released["cells"]
     assert cells and all(c["value"] is not None and c["error"] > 0 for c in cells if not c["note"])
+    if statistic["type"] == "count" and statistic.get("weighted_by"):  # the weights sum to about 10.4 million
+        assert 9e6 < cells[0]["value"] < 1.2e7, cells[0]["value"]
     if statistic["type"] == "stddev":
         assert released["label"] == "standard deviation of annual_income by employed"
         assert all(0 <= c["value"] <= 100_000 for c in cells if c["value"] is not None)  # at most half the range
