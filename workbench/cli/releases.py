@@ -98,7 +98,8 @@ def _print_release(result: Release) -> None:
     say(f"Privacy unit: {result.privacy_unit}; neighbours differ by {result.neighbouring}.")
     print()
     rows = [("statistic", "cell", "value", f"± ({percent})", "CV", "ε", "δ", "")]
-    notes: list[str] = []  # under the table, numbered: a note in a column would widen the table past 100 columns
+    notes: dict[tuple[str, str], list[str]] = {}  # (statistic, note): its cells; numbered under the table (a note
+    # in a column would widen it past 100 columns), the same note on several cells of a statistic said once
     treated: dict[str, list[str]] = {}
     for statistic in result.statistics:
         for words in statistic.post_processing:  # the same sentence for several statistics is said once
@@ -107,8 +108,9 @@ def _print_release(result: Release) -> None:
         for cell in statistic.cells:
             marker = ""
             if cell.note:
-                notes.append(f"{statistic.label}{' / ' + cell.label if cell.label else ''}: {cell.note}")
-                marker = f"[{len(notes)}]"
+                cells = notes.setdefault((statistic.label, cell.note), [])
+                cells += [cell.label] if cell.label else []
+                marker = f"[{list(notes).index((statistic.label, cell.note)) + 1}]"
             rows.append((
                 shortened(statistic.label, 34) if first else "",
                 shortened(cell.label, 22),
@@ -126,8 +128,9 @@ def _print_release(result: Release) -> None:
     print(f"Mechanisms: {', '.join(mechanisms)} (each statistic's method is in results.json and the report).")
     if notes:
         print("\nNotes:")
-        for i, note in enumerate(notes, 1):
-            print(textwrap.fill(note, width=100, initial_indent=f"  [{i}] ", subsequent_indent="      "))
+        for i, ((label, note), cells) in enumerate(notes.items(), 1):
+            text = f"{label}{' / ' + ', '.join(cells) if cells else ''}: {note}"
+            print(textwrap.fill(text, width=100, initial_indent=f"  [{i}] ", subsequent_indent="      "))
     for words, labels in treated.items():
         print()
         say(f"Post-processing of {', '.join(labels)}: {words}")
