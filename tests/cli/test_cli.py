@@ -348,3 +348,31 @@ def test_inspect_shows_missing_values_per_column(tmp_path, capsys):
     assert "missing" in header
     wage = next(line for line in out.splitlines() if line.startswith("wage "))
     assert f" {int(frame['wage'].isna().sum()):,} " in wage
+
+
+def test_release_out_of_core_reads_the_file_with_duckdb_and_charges_the_ledger(sample_path, sample_plan_path, tmp_path, capsys):
+    """The sample plan (every statistic kind) through DuckDB on the file: same values' range, same charge."""
+    out = tmp_path / "results"
+    ledger = tmp_path / "ledger.sqlite"
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(out), "--engine",
+                 "out-of-core", "--memory-limit", "500MB", "--ledger", str(ledger), *BUDGET]) == 0
+    printed = capsys.readouterr().out
+    assert "out of core (DuckDB on the file, as asked)" in printed and "Total: ε = 1" in printed
+    result = json.loads((out / "results.json").read_text())
+    mean_income = next(s for s in result["statistics"] if s["label"] == "mean of annual_income")
+    assert 10_000 < mean_income["cells"][0]["value"] < 35_000  # the exact mean is about 21,000
+    assert result["ledger"]["entry"] >= 1  # charged, as any release
+    assert main(["ledger", "show", "--ledger", str(ledger)]) == 0
+    assert "sample" in capsys.readouterr().out.lower()
+
+
+def test_auto_reads_out_of_core_only_what_would_not_fit_in_half_the_memory(tmp_path):
+    from workbench.core.data.engines import out_of_core_is_needed
+
+    text = tmp_path / "table.csv"
+    text.write_bytes(b"x\n" + b"1\n" * 500_000)  # 1 MB
+    assert out_of_core_is_needed(text, memory=4 << 20)  # pandas would take about 3 MB of 4
+    assert not out_of_core_is_needed(text, memory=8 << 20)
+    workbook = tmp_path / "table.xlsx"
+    workbook.write_bytes(b"PK" * 500_000)
+    assert not out_of_core_is_needed(workbook, memory=1 << 20)  # only CSV, TSV and Parquet are read out of core

@@ -10,6 +10,10 @@ from pathlib import Path
 
 from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
 from workbench.cli.output import print_table, say, shortened
+from workbench.core.data import Table
+from workbench.core.data.aggregates import Engine
+from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
@@ -35,6 +39,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size with --report (default a4)")
     run.add_argument("--accept-category-warnings", action="store_true",
                      help="release even when a public category list does not fit the data (checked before any ε is spent)")
+    run.add_argument("--engine", choices=[c.value for c in EngineChoice], default=EngineChoice.AUTO.value,
+                     help="where the exact answers are computed: 'memory' (pandas), 'out-of-core' (DuckDB on the file, "
+                          "for CSV, TSV and Parquet larger than memory), or 'auto' (default: out of core when the file "
+                          "would take more than half of this machine's memory). Both give identical answers.")
+    run.add_argument("--memory-limit", metavar="SIZE",
+                     help="with the out-of-core engine, the most memory it may use, e.g. 2GB (it spills the rest to "
+                          "a temporary folder); default: most of this machine's memory")
     dataset_budget_argument(run)
     ledger_argument(run)
     run.set_defaults(run=_release)
@@ -57,14 +68,19 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _release(args: argparse.Namespace) -> int:
     plan = budget_plan(ReleasePlan.load(args.plan))  # ε from targets and weights, as plan-budget shows it
     plan.validate()  # refuse an unsound plan before opening the data
-    table = load(args)
-    warnings = check_categories(table, plan)  # the curator's own view of the file: nothing of it is released
-    if warnings and not args.accept_category_warnings:
-        raise WorkbenchError(
-            "Nothing was released and no budget was spent:\n" + "\n".join(f"- {w.message}" for w in warnings)
-            + "\nCorrect the plan, or add --accept-category-warnings to release it as it is."
-        )
-    result = release(table, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args))
+    choice = EngineChoice(args.engine)
+    if choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
+        delimiter = {"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter)
+        source = file_source(args.data, delimiter=delimiter, encoding=args.encoding)
+        why = "as asked" if choice is EngineChoice.OUT_OF_CORE else "it would take more than half of this machine's memory in pandas"
+        say(f"Reading {source.name} out of core (DuckDB on the file, {why}).")
+        with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit) as data:
+            _refuse_on_category_warnings(data, plan, args)
+            result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
+    else:
+        table = load(args)
+        _refuse_on_category_warnings(table, plan, args)
+        result = release(table, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args))
     _print_release(result)  # charged: the ledger holds it durably now
     if args.report:
         written = write_report(result, args.out, paper=args.paper)
@@ -73,6 +89,15 @@ def _release(args: argparse.Namespace) -> int:
         csv_path, json_path = write_results(result, args.out)
         print(f"\nWrote {csv_path} and {json_path}.")
     return 0
+
+
+def _refuse_on_category_warnings(data: Table | Engine, plan: ReleasePlan, args: argparse.Namespace) -> None:
+    warnings = check_categories(data, plan)  # the curator's own view of the file: nothing of it is released
+    if warnings and not args.accept_category_warnings:
+        raise WorkbenchError(
+            "Nothing was released and no budget was spent:\n" + "\n".join(f"- {w.message}" for w in warnings)
+            + "\nCorrect the plan, or add --accept-category-warnings to release it as it is."
+        )
 
 
 def _report(args: argparse.Namespace) -> int:

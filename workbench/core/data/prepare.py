@@ -10,7 +10,8 @@ sensitivities in ``sensitivity`` hold):
    own columns (complete cases per statistic).
 4. Numeric values are clamped into their public bounds; categorical values become text.
 
-The result is private data: it stays in memory and is read only by ``statistics``.
+The result is private data: it stays in memory and is read only by ``statistics``, through
+``PreparedData.aggregate`` (the in-memory engine; ``out_of_core`` is the other, on the file itself).
 """
 
 from __future__ import annotations
@@ -20,6 +21,22 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from workbench.core.data.aggregates import (
+    Aggregate,
+    Answer,
+    Arithmetic,
+    Bins,
+    Categories,
+    CellPart,
+    Clip,
+    Column,
+    Constant,
+    Expression,
+    RankSlots,
+    Rint,
+    category_lookup,
+    exact_sum,
+)
 from workbench.core.data.io import Table
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
 from workbench.core.errors import SchemaError
@@ -52,6 +69,85 @@ class PreparedData:
     def rows(self) -> int:
         """Rows after the privacy unit is applied. Private: a count must be released with noise."""
         return len(self.frame)
+
+    def aggregate(self, request: Aggregate) -> Answer:
+        """The exact answer to ``request``, computed by numpy on the prepared rows."""
+        rows = self.complete(request.rows)
+        codes = np.zeros(len(rows), dtype=np.int64)
+        for part in request.parts:
+            own = part_codes(part, rows)
+            codes = np.where((codes >= 0) & (own >= 0), codes * part.size + own, -1)
+        keep = codes >= 0
+        if request.value is None:
+            if request.size <= _DENSE_CELLS:
+                counts = np.bincount(codes[keep], minlength=request.size)
+                cells = np.flatnonzero(counts)
+                return Answer(cells, counts[cells].tolist(), request.size)
+            cells, counts = np.unique(codes[keep], return_counts=True)
+            return Answer(cells, counts.tolist(), request.size)
+        values = np.asarray(evaluate(request.value, rows), dtype=np.int64)
+        if len(values) != len(rows):  # a constant: every row the same
+            values = np.full(len(rows), int(values), dtype=np.int64)
+        codes, values = codes[keep], values[keep]
+        order = np.argsort(codes, kind="stable")
+        codes, values = codes[order], values[order]
+        starts = np.flatnonzero(np.diff(codes, prepend=-1))
+        ends = np.append(starts[1:], len(codes))
+        return Answer(codes[starts], [exact_sum(values[a:b]) for a, b in zip(starts, ends)], request.size)
+
+    def category_texts(self, column: str) -> set[str]:
+        """The texts of a prepared categorical column (as ``category_texts`` of the file's column). Private."""
+        values = self.frame[column]
+        return set(values.cat.categories[np.unique(values.cat.codes[values.cat.codes >= 0])])
+
+
+_DENSE_CELLS = 1 << 22  # up to this many cells, count by an array of them all; beyond, by sorting the rows' cells
+
+
+def evaluate(expression: Expression, rows: pd.DataFrame) -> np.ndarray:
+    """``expression`` on every row of ``rows``, by numpy: the arithmetic every engine repeats exactly."""
+    if isinstance(expression, Column):
+        return rows[expression.name].to_numpy(dtype=np.float64)
+    if isinstance(expression, Constant):
+        return np.asarray(expression.value)
+    if isinstance(expression, Arithmetic):
+        left, right = evaluate(expression.left, rows), evaluate(expression.right, rows)
+        if expression.operator == "+":
+            return left + right
+        if expression.operator == "-":
+            return left - right
+        if expression.operator == "*":
+            return left * right
+        return left / right
+    if isinstance(expression, Rint):
+        return np.rint(evaluate(expression.argument, rows)).astype(np.int64)
+    if isinstance(expression, Clip):
+        return np.clip(evaluate(expression.argument, rows), expression.lower, expression.upper)
+    raise TypeError(f"not an expression: {expression!r}")
+
+
+def part_codes(part: CellPart, rows: pd.DataFrame) -> np.ndarray:
+    """Each row's index within one part of a cell (-1: left out)."""
+    if isinstance(part, Categories):
+        return category_codes(part.spec, rows[part.column])
+    values = rows[part.column].to_numpy(dtype=np.float64)
+    if isinstance(part, Bins):
+        return np.searchsorted(np.asarray(part.edges, dtype=np.float64), values, side="right").astype(np.int64)
+    assert isinstance(part, RankSlots)
+    candidates = np.asarray(part.candidates, dtype=np.float64)
+    below = np.searchsorted(candidates, values, side="left")
+    equal = candidates[np.minimum(below, len(candidates) - 1)] == values
+    return (2 * below + (equal & (below < len(candidates)))).astype(np.int64)
+
+
+def category_codes(spec: CategoricalColumn, values: pd.Series) -> np.ndarray:
+    """The index of each value's bin in ``spec.bins``; -1 for a value left out (outside the list, or missing).
+    Categorical values (as ``prepare`` makes them) are coded through their few categories."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.astype("category")
+    texts = [str(t) for t in values.cat.categories]
+    lookup = np.append(category_lookup(spec, texts), -1)  # the last: a missing value (code -1)
+    return lookup[values.cat.codes.to_numpy()]
 
 
 def prepare(table: Table, schema: Schema) -> PreparedData:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.core.data import CategoricalColumn, Table, category_texts
+from workbench.core.data.aggregates import Engine
 from workbench.core.release.plan import ReleasePlan
 
 
@@ -23,15 +24,20 @@ class CategoryWarning:
     message: str
 
 
-def check_categories(table: Table, plan: ReleasePlan) -> list[CategoryWarning]:
+def check_categories(table: Table | Engine, plan: ReleasePlan) -> list[CategoryWarning]:
     """Warnings for each categorical column a statistic of ``plan`` reads: a public category that matches
     no row but matches values once case and spaces are ignored, and a column whose every value lies
     outside its public categories."""
     warnings = []
     for spec in plan.used_schema().columns:
-        if not isinstance(spec, CategoricalColumn) or spec.name not in table.columns:
+        if not isinstance(spec, CategoricalColumn):
             continue
-        present = category_texts(table.frame[spec.name])
+        if isinstance(table, Table):  # the loaded file; else an engine's view of the file (out of core)
+            if spec.name not in table.columns:
+                continue
+            present = category_texts(table.frame[spec.name])
+        else:
+            present = table.category_texts(spec.name)
         if not present:
             continue  # every value missing: the missing-value policy decides, and step 1 says so
         listed = set(spec.categories)

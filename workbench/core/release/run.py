@@ -20,6 +20,8 @@ import numpy as np
 
 from workbench import __version__
 from workbench.core.data import Table, check_unchanged, prepare
+from workbench.core.data.aggregates import Engine
+from workbench.core.data.out_of_core import FileSource
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
@@ -185,12 +187,15 @@ def _cv(cell: dict[str, Any]) -> float | None:
     return math.inf if cell.get("flag") else None
 
 
-def _released_statistics(plan: ReleasePlan, table: Table) -> tuple[ReleasedStatistic, ...]:
-    """Every statistic of ``plan`` computed on ``table`` and noised; nothing is shown or recorded here."""
+def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | None) -> tuple[ReleasedStatistic, ...]:
+    """Every statistic of ``plan`` computed on ``table`` (or on ``data``, prepared from it already) and noised;
+    nothing is shown or recorded here."""
     calibrated = [
         (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
     ]
-    data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
+    if data is None:
+        assert table is not None
+        data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
     released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
     consistent = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
     return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
@@ -198,11 +203,14 @@ def _released_statistics(plan: ReleasePlan, table: Table) -> tuple[ReleasedStati
     )
 
 
-def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None) -> Release:
+def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None,
+            data: Engine | None = None) -> Release:
     """Release every statistic of ``plan`` on ``table``, charged to ``ledger`` before it is returned.
 
     The dataset is the plan's dataset name; a dataset the ledger does not know yet is
     registered with ``dataset_budget`` (its total over all releases), which is then required.
+    A ``FileSource`` is a file read out of core: ``data`` is then its prepared data (``OutOfCoreData``
+    for ``plan.used_schema()``), and no content fingerprint is taken (it would sort every row's hash).
     """
     plan.validate()
     name = plan.dataset.name
@@ -224,10 +232,15 @@ def release(table: Table, plan: ReleasePlan, ledger: Ledger, dataset_budget: Gua
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
     # the table's content fingerprint (the same data from another file or format) is hashed alongside the
     # statistics: numpy and pandas leave the interpreter lock while they work, so it costs little extra time
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-fingerprint") as pool:
-        content = pool.submit(ledger.content_fingerprint, table.frame)
-        released = _released_statistics(plan, table)
-        content_fingerprint = content.result()
+    if isinstance(table, FileSource):
+        if data is None:
+            raise ValueError("a file read out of core is released from its prepared data")
+        released, content_fingerprint = _released_statistics(plan, None, data), None
+    else:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-fingerprint") as pool:
+            content = pool.submit(ledger.content_fingerprint, table.frame)
+            released = _released_statistics(plan, table, data)
+            content_fingerprint = content.result()
 
     result = Release(
         dataset_name=plan.dataset.name,

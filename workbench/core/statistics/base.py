@@ -20,13 +20,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
-import numpy as np
-import pandas as pd
-
-from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, OutsideCategories, PreparedData, Schema
+from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, Schema
+from workbench.core.data.aggregates import Aggregate, Categories, CellPart, Engine, Expression
 from workbench.core.errors import PlanError, SchemaError
 from workbench.core.privacy import MechanismKind, Noise, Sensitivity, sensitivity
-from workbench.core.statistics.grid import exact_sum
 
 
 @dataclass(frozen=True)
@@ -164,11 +161,11 @@ class Statistic:
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         raise NotImplementedError
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
         """Exact integer answers, one list per query. Private: only noise may touch them."""
         raise NotImplementedError
 
-    def measure(self, data: PreparedData, noises: Sequence[Noise], confidence: float = 0.95) -> list[list]:
+    def measure(self, data: Engine, noises: Sequence[Noise], confidence: float = 0.95) -> list[list]:
         """Noisy answers, one list per query: the exact answers plus OpenDP noise. The exact
         answers never leave this function. ``confidence`` is for a mechanism whose steps depend on
         the confidence its result is stated at (a quantile's interval)."""
@@ -292,58 +289,20 @@ def validated_once(spec: ColumnSpec) -> None:
     object.__setattr__(spec, "_validated", True)
 
 
-def bin_codes(spec: CategoricalColumn, values: pd.Series | np.ndarray) -> np.ndarray:
-    """The index of each value's bin in ``spec.bins``; -1 for a value left out (outside the list).
-
-    Categorical values (as ``prepare`` makes them) are coded through their few categories."""
-    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
-        categories = np.append(values.cat.categories.to_numpy(dtype=object), None)  # the last: a missing value
-        return _bin_codes(spec, categories)[values.cat.codes.to_numpy()]  # code -1 picks the last
-    return _bin_codes(spec, np.asarray(values, dtype=object))
+def group_parts(statistic: Statistic, schema: Schema) -> tuple[Categories, ...]:
+    """The cell parts that split a statistic's rows into its groups (none without ``by``)."""
+    return tuple(Categories(spec) for spec in statistic.grouping_specs(schema))
 
 
-def _bin_codes(spec: CategoricalColumn, values: np.ndarray) -> np.ndarray:
-    codes = pd.Index(spec.categories).get_indexer(values)
-    if spec.outside is OutsideCategories.OTHER:
-        return np.where(codes < 0, len(spec.categories), codes)
-    return codes
+def cell_counts(statistic: Statistic, data: Engine, *parts: CellPart) -> list[int]:
+    """Rows per group of ``statistic`` (and per cell of ``parts`` within each group), over its complete rows."""
+    return data.aggregate(Aggregate(statistic.column_names, (*group_parts(statistic, data.schema), *parts))).dense()
 
 
-def group_codes(statistic: Statistic, data: PreparedData) -> np.ndarray:
-    """Group index of every complete row of ``statistic`` (all 0 without ``by``; -1: left out), in the
-    order of ``statistic.groups``."""
-    rows = data.complete(statistic.column_names)
-    codes = np.zeros(len(rows), dtype=np.int64)
-    return combined_codes(codes, statistic.grouping_specs(data.schema), rows)
-
-
-def combined_codes(codes: np.ndarray, specs: Sequence[CategoricalColumn], rows: pd.DataFrame) -> np.ndarray:
-    """Each row's index among the combinations of ``codes`` (so many groups) with the bins of ``specs``, the
-    last column varying fastest; -1 where any part is left out."""
-    for spec in specs:
-        bins = bin_codes(spec, rows[spec.name])
-        codes = np.where((codes >= 0) & (bins >= 0), codes * len(spec.bins) + bins, -1)
-    return codes
-
-
-def counts_by_group(codes: np.ndarray, groups: int) -> list[int]:
-    """Rows per group code (codes -1 are left out)."""
-    return [int(c) for c in np.bincount(codes[codes >= 0], minlength=groups)[:groups]]
-
-
-def split_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[np.ndarray]:
-    """``values`` split by group code (codes -1 left out), each group's in their original order: one sort,
-    not one pass over all rows per group (thousands of groups by several columns)."""
-    keep = codes >= 0
-    codes, values = codes[keep], values[keep]
-    order = np.argsort(codes, kind="stable")
-    ends = np.cumsum(np.bincount(codes, minlength=groups)[:groups])
-    return np.split(values[order], ends[:-1])
-
-
-def sums_by_group(values: np.ndarray, codes: np.ndarray, groups: int) -> list[int]:
-    """Exact integer sums of ``values`` per group code (codes -1 are left out)."""
-    return [exact_sum(part) for part in split_by_group(values, codes, groups)]
+def cell_sums(statistic: Statistic, data: Engine, value: Expression, *parts: CellPart) -> list[int]:
+    """Exact sums of the integer ``value`` per group of ``statistic`` (and per cell of ``parts``)."""
+    request = Aggregate(statistic.column_names, (*group_parts(statistic, data.schema), *parts), value)
+    return data.aggregate(request).dense()
 
 
 # Why a cell has no value, from public facts only: whether the group really is empty is private.

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from workbench.core.data import CategoricalColumn, NumericColumn, PreparedData, Schema
+from workbench.core.data import CategoricalColumn, NumericColumn, Schema
+from workbench.core.data.aggregates import Bins, Categories, CellPart, Column, Engine
 from workbench.core.errors import PlanError
 from workbench.core.privacy import sensitivity
 from workbench.core.statistics.base import (
@@ -17,18 +18,15 @@ from workbench.core.statistics.base import (
     ColumnStatistic,
     Query,
     Statistic,
-    bin_codes,
     categorical_spec,
-    combined_codes,
+    cell_counts,
+    cell_sums,
     count_is_public,
     count_sensitivity,
-    counts_by_group,
     group_cells,
-    group_codes,
     numeric_spec,
-    sums_by_group,
 )
-from workbench.core.statistics.weights import weight_grid, weights_of
+from workbench.core.statistics.weights import weight_grid
 
 
 @dataclass(frozen=True)
@@ -55,16 +53,13 @@ class Count(Statistic):
             return (Query("weighted count", weighted, grid.unit, 1.0, not grouped),)
         return (Query("count", count_sensitivity(schema, self.column_names, grouped), 1.0, 1.0, not grouped),)
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
         if self.weighted_by:
             grid = weight_grid(data.schema, self.weighted_by, self.label)
-            weights = grid.to_integers(weights_of(data, self.column_names, self.weighted_by))
-            return (sums_by_group(weights, group_codes(self, data), self.group_count(data.schema)),)
+            return (cell_sums(self, data, grid.steps(Column(self.weighted_by))),)
         if not self.by:
             return () if count_is_public(data.schema) else ([data.rows],)
-        codes = group_codes(self, data)
-        groups = self.group_count(data.schema)
-        return (counts_by_group(codes, groups),)
+        return (cell_counts(self, data),)
 
     def estimate(self, noisy, noises, schema, confidence):
         if not noises:
@@ -169,20 +164,15 @@ class Histogram(_CellCounts, ColumnStatistic):
         bins = self._bins(schema)
         return [f"{group} / {b}" if self.by else b for group in self.groups(schema) for b in bins]
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
-        bins = self._bins(data.schema)
-        rows = data.complete(self.column_names)
-        if self.edges:  # clamped to the bounds already: [lower, e1) is 0, ..., [ek, upper] is k
-            codes = np.searchsorted(np.asarray(self.edges), rows[self.column].to_numpy(dtype=np.float64), side="right")
-        else:
-            codes = bin_codes(categorical_spec(data.schema, self.column, "histogram"), rows[self.column])
-        groups = group_codes(self, data)
-        cells = len(bins) * self.group_count(data.schema)
-        codes = np.where((codes >= 0) & (groups >= 0), groups * len(bins) + codes, -1)
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
+        self._bins(data.schema)  # checks the edges or the categories
+        part: CellPart  # clamped to the bounds already: [lower, e1) is 0, ..., [ek, upper] is k
+        part = Bins(self.column, self.edges) if self.edges else Categories(
+            categorical_spec(data.schema, self.column, "histogram"))
         if self.weighted_by:
             grid = weight_grid(data.schema, self.weighted_by, self.label)
-            return (sums_by_group(grid.to_integers(weights_of(data, self.column_names, self.weighted_by)), codes, cells),)
-        return (counts_by_group(codes, cells),)
+            return (cell_sums(self, data, grid.steps(Column(self.weighted_by)), part),)
+        return (cell_counts(self, data, part),)
 
     def method(self, schema: Schema) -> str:
         where = f",{self._in_each_group('within')}" if self.by else ""
@@ -247,10 +237,8 @@ class CrossTab(_CellCounts, Statistic):
             labels = [f"{prefix} / {b}" if prefix else b for prefix in labels for b in spec.bins]
         return labels
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
-        specs = self._specs(data.schema)
-        codes = combined_codes(group_codes(self, data), specs, data.complete(self.column_names))
-        return (counts_by_group(codes, self.group_count(data.schema) * math.prod(len(s.bins) for s in specs)),)
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
+        return (cell_counts(self, data, *(Categories(spec) for spec in self._specs(data.schema))),)
 
     def method(self, schema: Schema) -> str:
         where = f",{self._in_each_group('within')}" if self.by else ""

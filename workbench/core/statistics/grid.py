@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.core.data import NumericColumn
+from workbench.core.data.aggregates import Expression, exact_sum, rint
+
+__all__ = ["GRID_BITS", "SumGrid", "exact_sum", "grid_of"]
 
 GRID_BITS = 32  # a bound's magnitude spans 2^32 grid steps: steps below 1e-9 of the bound
-
-
-_CHUNK = 1 << 20  # rows per exact int64 partial sum: 2^20 * 2^32 < 2^63
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,9 @@ class SumGrid:
     def to_integers(self, values: np.ndarray) -> np.ndarray:
         return np.rint(values / self.unit).astype(np.int64)
 
-
-def exact_sum(values: np.ndarray) -> int:
-    """The exact integer sum of int64 values (partial sums stay far below 2^63)."""
-    return sum(int(values[i : i + _CHUNK].sum(dtype=np.int64)) for i in range(0, len(values), _CHUNK))
+    def steps(self, value: Expression) -> Expression:
+        """``value`` in steps of the grid, per row (as ``to_integers``, for any engine)."""
+        return rint(value / self.unit)
 
 
 def grid_of(spec: NumericColumn) -> SumGrid:

@@ -9,7 +9,8 @@ from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
-from workbench.core.data import PreparedData, Schema
+from workbench.core.data import Schema
+from workbench.core.data.aggregates import Column, Engine, clip
 from workbench.core.privacy import (
     SIMULATIONS,
     Noise,
@@ -23,16 +24,15 @@ from workbench.core.statistics.base import (
     Cell,
     ColumnStatistic,
     Query,
+    cell_counts,
+    cell_sums,
     count_sensitivity,
-    counts_by_group,
     group_cells,
-    group_codes,
     numeric_spec,
-    sums_by_group,
     weight_spec,
 )
 from workbench.core.statistics.grid import SumGrid, grid_of
-from workbench.core.statistics.weights import product_grid, weights_of
+from workbench.core.statistics.weights import product_grid
 
 
 @dataclass(frozen=True)
@@ -56,12 +56,10 @@ class Sum(ColumnStatistic):
         return (Query("weighted sum" if self.weighted_by else "sum", self._row_sum_sensitivity(schema, grid.lo, grid.hi),
                       grid.unit, 1.0, not self.by),)
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
         grid = self._grid(data.schema)
-        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
-        if self.weighted_by:
-            values = values * weights_of(data, self.column_names, self.weighted_by)
-        return (sums_by_group(grid.to_integers(values), group_codes(self, data), self.group_count(data.schema)),)
+        value = Column(self.column) * Column(self.weighted_by) if self.weighted_by else Column(self.column)
+        return (cell_sums(self, data, grid.steps(value)),)
 
     def estimate(self, noisy, noises, schema, confidence):
         unit = self.queries(schema)[0].unit
@@ -124,19 +122,17 @@ class Mean(ColumnStatistic):
             count = Query("count", count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, 0.5, not self.by)
         return (Query("centred sum", centred, grid.unit, 0.5, not self.by), count)
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
         grid, offset, centre, _ = self._parts(data.schema)
-        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
-        codes, groups = group_codes(self, data), self.group_count(data.schema)
         if self.weighted_by:
-            weights = weights_of(data, self.column_names, self.weighted_by)
-            centred = sums_by_group(grid.to_integers(weights * (values - centre)), codes, groups)
-            weight_steps = grid_of(weight_spec(data.schema, self.weighted_by, self.label)).to_integers(weights)
-            return (centred, sums_by_group(weight_steps, codes, groups))
-        centred = sums_by_group(grid.to_integers(values) - offset, codes, groups)
+            weight = Column(self.weighted_by)
+            centred = cell_sums(self, data, grid.steps(weight * (Column(self.column) - centre)))
+            weight_grid = grid_of(weight_spec(data.schema, self.weighted_by, self.label))
+            return (centred, cell_sums(self, data, weight_grid.steps(weight)))
+        centred = cell_sums(self, data, grid.steps(Column(self.column)) - offset)
         if self._public_count(data.schema):
             return (centred,)
-        return (centred, counts_by_group(codes, groups))
+        return (centred, cell_counts(self, data))
 
     def estimate(self, noisy, noises, schema, confidence):
         grid, _, centre, step = self._parts(schema)
@@ -257,16 +253,14 @@ class Variance(ColumnStatistic):
             parts.append(Query("count", count_sensitivity(schema, self.column_names, bool(self.by)), 1.0, share, scalar))
         return tuple(parts)
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
         grid, squares, centre = self._grids(data.schema)
-        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
-        centred = grid.to_integers(values) - centre
+        centred = grid.steps(Column(self.column)) - centre
         deviations = centred * grid.unit
-        square_steps = np.clip(squares.to_integers(deviations * deviations), 0, squares.hi)
-        codes, groups = group_codes(self, data), self.group_count(data.schema)
-        answers = [sums_by_group(centred, codes, groups), sums_by_group(square_steps, codes, groups)]
+        square_steps = clip(squares.steps(deviations * deviations), 0, squares.hi)
+        answers = [cell_sums(self, data, centred), cell_sums(self, data, square_steps)]
         if not self._public_count(data.schema):
-            answers.append(counts_by_group(codes, groups))
+            answers.append(cell_counts(self, data))
         return tuple(answers)
 
     @staticmethod

@@ -25,7 +25,8 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from workbench.core.data import PreparedData, Schema
+from workbench.core.data import Schema
+from workbench.core.data.aggregates import Engine
 from workbench.core.privacy import Noise, simulated_halfwidth, simulated_noise, simulation_rng
 from workbench.core.statistics.base import EMPTY_GROUP_WORDS, Cell, ColumnStatistic, Query
 from workbench.core.statistics.counts import Histogram
@@ -65,7 +66,7 @@ class Proportion(ColumnStatistic):
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         return self.counts.queries(schema)
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
         return self.counts.exact(data)
 
     def estimate(self, noisy, noises, schema, confidence):

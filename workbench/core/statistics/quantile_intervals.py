@@ -24,6 +24,7 @@ miss probability, split over its cuts. q̂ changes the width only, never the cov
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -35,8 +36,41 @@ LADDER_RATIO = 2  # each cut twice as far from the value as the one before
 _LOWER, _UPPER = 1, 0  # at equal values, an upper cut (rows below it go left) sorts before a lower cut
 
 
+@dataclass(frozen=True, eq=False)
+class Ranks:
+    """One group's rows below and at or below each candidate, kept sparse: the rank slots that hold rows
+    (``aggregates.RankSlots``: 2j strictly between c_{j-1} and c_j, 2j + 1 equal to c_j), ascending, and
+    the rows in the slots up to each. A thousand groups of 10,001 candidates stay small. Private."""
+
+    slots: np.ndarray
+    cumulative: np.ndarray
+    candidates: int
+
+    @classmethod
+    def of(cls, slots: np.ndarray, rows: Sequence[int], candidates: int) -> "Ranks":
+        return cls(np.asarray(slots, dtype=np.int64), np.cumsum(np.asarray(rows, dtype=np.int64)), candidates)
+
+    @property
+    def total(self) -> int:
+        return int(self.cumulative[-1]) if len(self.cumulative) else 0
+
+    def _through(self, last_slots: np.ndarray) -> np.ndarray:
+        """Rows in the slots up to and including each of ``last_slots``."""
+        return np.concatenate([[0], self.cumulative])[np.searchsorted(self.slots, last_slots, side="right")]
+
+    def below(self, which: np.ndarray | None = None) -> np.ndarray:
+        """Rows strictly below candidate j (slots 0..2j), for every candidate or the ``which`` given."""
+        j = np.arange(self.candidates) if which is None else np.asarray(which)
+        return self._through(2 * j)
+
+    def at_or_below(self, which: np.ndarray | None = None) -> np.ndarray:
+        """Rows at or below candidate j (slots 0..2j + 1)."""
+        j = np.arange(self.candidates) if which is None else np.asarray(which)
+        return self._through(2 * j + 1)
+
+
 def quantile_intervals(
-    per_group: Sequence[np.ndarray],
+    per_group: Sequence[Ranks],
     candidates: Sequence[float],
     levels: Sequence[float],
     points: Sequence[Sequence[float]],
@@ -45,9 +79,9 @@ def quantile_intervals(
 ) -> list[list[tuple[float, float]]]:
     """For each level, in each group, the interval (low, high) in the column's units.
 
-    ``per_group`` holds each group's values, ``points[i][g]`` the value released for level i in
+    ``per_group`` holds each group's ranks, ``points[i][g]`` the value released for level i in
     group g, ``check_noise`` the check histogram's noise."""
-    groups = [np.sort(np.asarray(values, dtype=np.float64)) for values in per_group]
+    groups = per_group
     low, high = float(candidates[0]), float(candidates[-1])
     cuts: list[list[tuple[float, int, int]]] = []  # per group: (value, kind, level index)
     for g in range(len(groups)):
@@ -57,7 +91,7 @@ def quantile_intervals(
                 mine += [(cut, kind, i) for cut in _ladder(candidates, float(points[i][g]), side)]
         cuts.append(sorted(mine))
 
-    exact = [_bin_counts(values, group_cuts) for values, group_cuts in zip(groups, cuts)]
+    exact = [_bin_counts(ranks, group_cuts, candidates) for ranks, group_cuts in zip(groups, cuts)]
     noisy = check_noise.sample([n for counts in exact for n in counts]).astype(float)
     intervals = [[(low, high) for _ in groups] for _ in levels]
     start = 0
@@ -108,10 +142,12 @@ def _ladder(candidates: Sequence[float], point: float, side: int) -> list[float]
     return out
 
 
-def _bin_counts(values: np.ndarray, cuts: Sequence[tuple[float, int, int]]) -> list[int]:
+def _bin_counts(ranks: Ranks, cuts: Sequence[tuple[float, int, int]], candidates: Sequence[float]) -> list[int]:
     """Rows between consecutive cuts: a lower cut keeps its own value on its left, an upper cut on its
-    right; ``cuts`` are sorted, upper before lower at equal values, so the positions never decrease."""
-    positions = [int(np.searchsorted(values, value, side="right" if kind == _LOWER else "left"))
-                 for value, kind, _ in cuts]
-    edges = [0, *positions, len(values)]
+    right; ``cuts`` are sorted, upper before lower at equal values, so the positions never decrease.
+    Every cut is a candidate, so the group's ranks hold its position."""
+    where = np.searchsorted(np.asarray(candidates, dtype=np.float64), [value for value, _, _ in cuts])
+    lower = np.array([kind == _LOWER for _, kind, _ in cuts], dtype=bool)
+    positions = np.where(lower, ranks.at_or_below(where), ranks.below(where)).tolist()
+    edges = [0, *positions, ranks.total]
     return [b - a for a, b in zip(edges, edges[1:])]

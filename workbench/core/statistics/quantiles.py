@@ -8,7 +8,8 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from workbench.core.data import Neighbouring, NumericColumn, PreparedData, Schema
+from workbench.core.data import Neighbouring, NumericColumn, Schema
+from workbench.core.data.aggregates import Aggregate, Engine, RankSlots
 from workbench.core.errors import PlanError
 from workbench.core.privacy import (
     QUANTILE_CANDIDATES,
@@ -20,8 +21,8 @@ from workbench.core.privacy import (
     quantile_candidates,
     quantile_rank_halfwidth,
 )
-from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_codes, numeric_spec, split_by_group
-from workbench.core.statistics.quantile_intervals import quantile_intervals
+from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_parts, numeric_spec
+from workbench.core.statistics.quantile_intervals import Ranks, quantile_intervals
 
 
 def level_words(level: float) -> str:
@@ -107,16 +108,14 @@ class Quantiles(ColumnStatistic):
         assert spec.lower is not None and spec.upper is not None  # validated by Schema.validate
         return quantile_candidates(float(spec.lower), float(spec.upper))
 
-    def measure(self, data: PreparedData, noises: Sequence[Noise], confidence: float = 0.95) -> list[list]:
-        """For each level, in each group, one candidate chosen by OpenDP from the group's values.
+    def measure(self, data: Engine, noises: Sequence[Noise], confidence: float = 0.95) -> list[list]:
+        """For each level, in each group, one candidate chosen by OpenDP from the group's ranks.
         Groups are disjoint, and a person's rows are split among them: the privacy loss adds up
         over the groups to that of ``person_distance`` rows in one group (the map is linear)."""
         candidates = self.candidates(data.schema)
-        values = data.complete(self.column_names)[self.column].to_numpy(dtype=np.float64)
-        codes, groups = group_codes(self, data), self.group_count(data.schema)
-        per_group = split_by_group(values, codes, groups)
+        per_group = self.ranks(data, candidates)
         points = [
-            [noise.select_quantile(group, candidates, level) for group in per_group]
+            [candidates[noise.select_by_ranks(r.below(), r.at_or_below(), r.total, level)] for r in per_group]
             for noise, level in zip(noises, self.levels)
         ]
         if not self.interval:
@@ -124,7 +123,17 @@ class Quantiles(ColumnStatistic):
         check = noises[len(self.levels)]
         return points + quantile_intervals(per_group, candidates, self.levels, points, check, confidence)
 
-    def exact(self, data: PreparedData) -> tuple[list[int], ...]:
+    def ranks(self, data: Engine, candidates: Sequence[float]) -> list[Ranks]:
+        """Each group's rows below and at or below every candidate: the exact answers behind the selection
+        and the interval's check, counted by the engine (rows never come back). Private."""
+        slots = RankSlots(self.column, tuple(candidates))
+        answer = data.aggregate(Aggregate(self.column_names, (*group_parts(self, data.schema), slots)))
+        starts = np.searchsorted(answer.cells, np.arange(self.group_count(data.schema) + 1) * slots.size)
+        totals = np.asarray(answer.totals, dtype=np.int64)
+        return [Ranks.of(answer.cells[a:b] - g * slots.size, totals[a:b], len(candidates))
+                for g, (a, b) in enumerate(zip(starts, starts[1:]))]
+
+    def exact(self, data: Engine) -> tuple[list[int], ...]:
         raise TypeError("quantiles have no integer answers to add noise to; they are measured by selection")
 
     def estimate(self, noisy, noises, schema, confidence):

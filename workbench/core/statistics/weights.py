@@ -10,9 +10,7 @@ error bar covers the DP noise only, never the sampling error of the survey desig
 
 from __future__ import annotations
 
-import numpy as np
-
-from workbench.core.data import NumericColumn, PreparedData, Schema
+from workbench.core.data import NumericColumn, Schema
 from workbench.core.statistics.base import weight_spec
 from workbench.core.statistics.grid import SumGrid, grid_of
 
@@ -29,11 +27,6 @@ def product_grid(lower: float, upper: float, weight: NumericColumn) -> SumGrid:
     assert weight.lower is not None and weight.upper is not None
     corners = [w * x for w in (weight.lower, weight.upper) for x in (lower, upper)]
     return SumGrid(min(corners), max(corners))
-
-
-def weights_of(data: PreparedData, columns: tuple[str, ...], weight: str) -> np.ndarray:
-    """Each complete row's weight (clamped into its bounds when the data were prepared)."""
-    return data.complete(columns)[weight].to_numpy(dtype=np.float64)
 
 
 def weighted_words(weight: str | None) -> str:

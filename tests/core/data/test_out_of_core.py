@@ -1,0 +1,230 @@
+"""The out-of-core engine (DuckDB on the file) gives the in-memory engine's exact answers, identically:
+every statistic kind, by group, weighted, with k > 1 rows per person and missing values, from CSV and
+Parquet. Then: it refuses what it cannot read with a message, and runs in less memory than the file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from realistic_tables import ETHNICITIES, REGIONS, STATES
+
+from workbench.core.data import load_table, prepare
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.schema import (
+    CategoricalColumn,
+    IdentifierColumn,
+    MissingAction,
+    MissingPolicy,
+    Neighbouring,
+    NumericColumn,
+    OutsideCategories,
+    PrivacyUnit,
+    Schema,
+)
+from workbench.core.errors import DataFileError, SchemaError
+from workbench.core.statistics import statistic_from_json
+from workbench.core.statistics.quantiles import BoundsSearch, Quantiles
+
+DROP = MissingPolicy(MissingAction.DROP)
+UNIT = 2.0**-31  # the grid step of a column bounded by [0, 1]: values on half steps test ties to even
+
+
+def survey(rows: int = 4000, seed: int = 5) -> pd.DataFrame:
+    """People with one to four rows each (file order matters for k), skewed tied incomes, missing values,
+    0/1 codes, codes with leading zeros, spaces around texts, a weight, values on half grid steps."""
+    rng = np.random.default_rng(seed)
+    person = np.sort(rng.integers(0, rows // 2, rows))
+    rng.shuffle(person[: rows // 3])  # not sorted everywhere: a person's rows are apart in the file
+    income = np.round(rng.lognormal(7.5, 1.1, rows), -1)
+    income[rng.random(rows) < 0.05] = np.nan
+    hours = rng.integers(0, 80, rows).astype(float)
+    hours[rng.random(rows) < 0.04] = np.nan
+    region = rng.choice(REGIONS[:4], rows, p=[0.6, 0.2, 0.15, 0.05]).astype(object)
+    region[:2] = "islands"
+    region[rng.random(rows) < 0.01] = "  north east "  # outside the list, with spaces
+    return pd.DataFrame({
+        "person": person,
+        "region": region,
+        "state": rng.choice(STATES, rows),
+        "sex": rng.integers(0, 2, rows),
+        "code": [f"{c:02d}" for c in rng.integers(1, 4, rows)],  # "01": the category "1", as pandas reads it
+        "ethnicity": rng.choice(ETHNICITIES, rows),
+        "income": income,
+        "hours": hours,
+        "weight": np.round(rng.uniform(0.5, 40.0, rows), 3),
+        "share": (rng.integers(0, 2**20, rows) + 0.5) * UNIT,  # exactly between two grid steps
+    })
+
+
+def schema(k: int = 2, neighbouring: Neighbouring = Neighbouring.ADD_REMOVE) -> Schema:
+    return Schema((
+        IdentifierColumn("person"),
+        CategoricalColumn("region", REGIONS, outside=OutsideCategories.OTHER),
+        CategoricalColumn("state", STATES, outside=OutsideCategories.DROP),
+        CategoricalColumn("sex", ("0", "1"), outside=OutsideCategories.DROP),
+        CategoricalColumn("code", ("1", "2", "3"), outside=OutsideCategories.DROP),
+        CategoricalColumn("ethnicity", ETHNICITIES[:30], outside=OutsideCategories.OTHER,
+                          missing=MissingPolicy(MissingAction.IMPUTE, "unknown")),
+        NumericColumn("income", 0, 200_000, missing=DROP),
+        NumericColumn("hours", 0, 60, missing=MissingPolicy(MissingAction.IMPUTE, 0)),
+        NumericColumn("weight", 1, 30),
+        NumericColumn("share", 0, 1),
+    ), unit=PrivacyUnit("person", k), neighbouring=neighbouring,
+        public_size=2000 if neighbouring is Neighbouring.SUBSTITUTE else None)
+
+
+STATISTICS = [
+    {"type": "count"},
+    {"type": "count", "by": ["region", "sex"]},
+    {"type": "count", "weighted_by": "weight", "by": "region"},
+    {"type": "sum", "column": "income"},
+    {"type": "sum", "column": "share"},
+    {"type": "sum", "column": "income", "by": ["region", "state", "sex"], "weighted_by": "weight"},
+    {"type": "mean", "column": "income", "by": "region"},
+    {"type": "mean", "column": "hours", "weighted_by": "weight", "by": ["sex", "code"]},
+    {"type": "variance", "column": "income", "by": "ethnicity"},
+    {"type": "stddev", "column": "hours"},
+    {"type": "histogram", "column": "region"},
+    {"type": "histogram", "column": "income", "edges": [1000, 2500, 10000], "by": "sex", "weighted_by": "weight"},
+    {"type": "crosstab", "columns": ["region", "code"]},
+    {"type": "crosstab", "columns": ["sex", "code", "ethnicity"], "by": "region"},
+    {"type": "proportion", "column": "code", "by": "sex"},
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("out_of_core")
+    frame = survey()
+    csv = folder / "survey.csv"
+    frame.to_csv(csv, index=False, float_format="%.17g")
+    parquet = folder / "survey.parquet"
+    frame.to_parquet(parquet, index=False)
+    return {"csv": csv, "parquet": parquet}
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("neighbouring,k", [(Neighbouring.ADD_REMOVE, 2), (Neighbouring.SUBSTITUTE, 1)])
+def test_every_statistic_has_identical_exact_answers_in_both_engines(files, kind, neighbouring, k):
+    plan_schema = schema(k, neighbouring)
+    memory = prepare(load_table(files[kind]), plan_schema)
+    with OutOfCoreData(file_source(files[kind]), plan_schema) as engine:
+        assert engine.rows == memory.rows
+        for described in STATISTICS:
+            statistic = statistic_from_json(described, "test")
+            assert statistic.exact(engine) == statistic.exact(memory), statistic.label
+        for column in ("region", "state", "code", "ethnicity"):
+            assert engine.category_texts(column) == memory.category_texts(column), column
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_the_ranks_behind_quantiles_and_bounds_search_are_identical(files, kind):
+    plan_schema = schema()
+    memory = prepare(load_table(files[kind]), plan_schema)
+    with OutOfCoreData(file_source(files[kind]), plan_schema) as engine:
+        for statistic in (Quantiles("income", by=("region", "sex"), levels=(0.1, 0.5, 0.9)), Quantiles("share"),
+                          BoundsSearch("income")):
+            candidates = statistic.candidates(plan_schema)
+            ours, theirs = statistic.ranks(engine, candidates), statistic.ranks(memory, candidates)
+            assert len(ours) == len(theirs) == statistic.group_count(plan_schema)
+            for a, b in zip(ours, theirs):
+                assert a.total == b.total
+                assert np.array_equal(a.below(), b.below()) and np.array_equal(a.at_or_below(), b.at_or_below())
+
+
+def test_ranks_count_values_equal_to_a_candidate_and_between_them(tmp_path):
+    """Every kind of position: below the first candidate, on one, between two, on the last."""
+    values = [0.0, 0.0, 0.5, 1.0, 1.0, 1.0, 2.5, 10.0, np.nan]
+    path = tmp_path / "ranks.csv"
+    pd.DataFrame({"x": values}).to_csv(path, index=False)
+    plan_schema = Schema((NumericColumn("x", 0, 10, missing=DROP),))
+    statistic = Quantiles("x")
+    candidates = (0.0, 1.0, 2.5, 10.0)
+    with OutOfCoreData(file_source(path), plan_schema) as engine:
+        (ranks,) = statistic.ranks(engine, candidates)
+    assert ranks.below().tolist() == [0, 3, 6, 7] and ranks.at_or_below().tolist() == [2, 6, 7, 8]
+    assert ranks.total == 8
+
+
+def test_text_is_typed_as_pandas_types_it(tmp_path):
+    """Leading zeros, whole floats, True/False, spaces and pandas' missing-value words."""
+    path = tmp_path / "typed.csv"
+    path.write_text("id,code,flag,level,x\n007,1.0,True,  a ,NA\n7,2.0,false,b,3\n8,NaN,TRUE,a ,n/a\n9,3,False,,4.5\n")
+    plan_schema = Schema((
+        IdentifierColumn("id"), CategoricalColumn("code", ("1", "2", "3")), CategoricalColumn("flag", ("True", "False")),
+        CategoricalColumn("level", ("a", "b")), NumericColumn("x", 0, 10, missing=DROP),
+    ), unit=PrivacyUnit("id", 1))
+    memory = prepare(load_table(path), plan_schema)
+    with OutOfCoreData(file_source(path), plan_schema) as engine:
+        for column in ("code", "flag", "level"):
+            assert engine.category_texts(column) == memory.category_texts(column)
+        assert engine.rows == memory.rows == 3  # 007 and 7 are one person, who keeps one row
+        for described in ({"type": "histogram", "column": "code"}, {"type": "histogram", "column": "flag"},
+                          {"type": "sum", "column": "x", "by": "level"}):
+            statistic = statistic_from_json(described, "test")
+            assert statistic.exact(engine) == statistic.exact(memory)
+
+
+def test_what_it_cannot_read_is_refused_with_what_to_do(tmp_path):
+    text = tmp_path / "wages.csv"
+    text.write_text("wage\n100\nabout 200\n")
+    with pytest.raises(SchemaError, match=r"'wage'.*numeric.*'about 200'"):
+        OutOfCoreData(file_source(text), Schema((NumericColumn("wage", 0, 1000),)))
+    with pytest.raises(SchemaError, match="not in wages.csv"):
+        OutOfCoreData(file_source(text), Schema((NumericColumn("income", 0, 1000),)))
+    workbook = tmp_path / "wages.xlsx"
+    workbook.write_bytes(b"PK\x03\x04")
+    with pytest.raises(DataFileError, match="CSV, TSV and Parquet"):
+        file_source(workbook)
+    shift_jis = tmp_path / "names.csv"
+    shift_jis.write_bytes("名前,年齢\n山田,30\n".encode("shift_jis"))
+    with pytest.raises(DataFileError, match="UTF-8"):
+        file_source(shift_jis, encoding="shift_jis")
+
+
+def test_a_file_twice_the_memory_limit_is_prepared_in_less_memory_than_the_file(tmp_path):
+    """A CSV of about 250 MB through DuckDB held to 64 MB: the process's peak memory grows by well under the
+    file's size over what the program takes to start (pandas would take about three times the file), and the
+    answers equal pandas' on the same file."""
+    rows = 1_500_000
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame({
+        "person": rng.integers(0, rows // 2, rows), "region": rng.choice(REGIONS, rows),
+        "income": np.round(rng.lognormal(7.5, 1.1, rows), 2), "hours": rng.integers(0, 80, rows),
+        "note": rng.choice(["a long free-text comment that no statistic reads, as real files have them; " * 2], rows),
+    })
+    path = tmp_path / "large.csv"
+    frame.to_csv(path, index=False)
+    size = path.stat().st_size
+    assert size > 2 * 64 * 2**20
+    statistics = [{"type": "mean", "column": "income", "by": "region"}, {"type": "sum", "column": "hours"}]
+    run = f"""
+        from workbench.core.data.out_of_core import OutOfCoreData, file_source
+        from workbench.core.data.schema import CategoricalColumn, IdentifierColumn, NumericColumn, PrivacyUnit, Schema
+        from workbench.core.statistics import statistic_from_json
+        schema = Schema((IdentifierColumn("person"), CategoricalColumn("region", {REGIONS!r}),
+                         NumericColumn("income", 0, 100000), NumericColumn("hours", 0, 60)), unit=PrivacyUnit("person", 2))
+        with OutOfCoreData(file_source({str(path)!r}), schema, memory_limit="64MB", threads=1) as engine:
+            answers = [statistic_from_json(s, "test").exact(engine) for s in {statistics!r}]
+    """
+    started, _ = _peak_and_answers("answers = None\n" + textwrap.dedent(run).split("schema =")[0])
+    peak, answers = _peak_and_answers(textwrap.dedent(run))
+    assert peak - started < size / 2, (peak, started, size)  # the file never was in memory
+    expected = prepare(load_table(path), Schema((
+        IdentifierColumn("person"), CategoricalColumn("region", REGIONS), NumericColumn("income", 0, 100000),
+        NumericColumn("hours", 0, 60)), unit=PrivacyUnit("person", 2)))
+    assert answers == [list(map(list, statistic_from_json(s, "test").exact(expected))) for s in statistics]
+
+
+def _peak_and_answers(script: str) -> tuple[int, object]:
+    """Peak resident memory (bytes) of a fresh Python that runs ``script``, and the ``answers`` it leaves."""
+    report = "\nimport json, resource\nprint(json.dumps([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, answers]))"
+    done = subprocess.run([sys.executable, "-c", script + report], check=True, capture_output=True, text=True)
+    kilobytes, answers = json.loads(done.stdout.strip().splitlines()[-1])
+    return kilobytes * 1024, answers  # Linux reports kilobytes
