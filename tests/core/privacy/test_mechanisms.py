@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import opendp.prelude as dp
 import pytest
 
@@ -116,3 +117,29 @@ def test_a_sensitivity_beyond_64_bit_integers_is_refused_with_a_reason(kind):
 
     with pytest.raises(BudgetError, match="Protect fewer rows per person"):
         calibrate(kind, 2.0**63, 1.0, 1e-6)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.1, 0.37, 1 / 3, 0.99, 0.123456789, 0.001])
+def test_quantile_scores_from_rank_counts_are_opendps_own_and_so_is_the_privacy_map(alpha):
+    """Selection from rank counts (what an out-of-core engine returns) must be OpenDP's make_private_quantile:
+    the same integer scores as its score transformation on the values, and the same privacy loss."""
+    from workbench.core.privacy import opendp_api as dp
+    from workbench.core.privacy.mechanisms import (
+        _quantile_measurement,
+        _score_selection,
+        _score_transformation,
+        quantile_scores,
+    )
+
+    rng = np.random.default_rng(11)
+    values = np.round(rng.lognormal(3, 1, 700), 1)  # skewed, with ties
+    candidates = list(np.linspace(0, 100, 201))
+    domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    theirs = dp.t.make_quantile_score_candidates(domain, dp.symmetric_distance(), candidates, alpha)(values)
+    ordered, points = np.sort(values), np.array(candidates)
+    ours = quantile_scores(np.searchsorted(ordered, points, "left"), np.searchsorted(ordered, points, "right"),
+                           len(values), alpha)
+    assert ours.tolist() == list(theirs)
+    for distance in (1, 2, 7):
+        moved = _score_transformation(alpha).map(distance)
+        assert _score_selection(alpha, 2.5).map(moved) == _quantile_measurement((0.0, 1.0), alpha, 2.5).map(distance)
