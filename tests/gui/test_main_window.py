@@ -699,3 +699,46 @@ def test_the_tables_example_plan_opens_previews_and_releases_in_the_app(qtbot, w
     assert median.lower <= median.value <= median.upper
     shown = [release.results.item(row, 3).text() for row in range(release.results.rowCount())]
     assert any("; interval " in text for text in shown)
+
+
+def _as_if_memory_were_small(monkeypatch):
+    """The sample (3 MB) as a file too large for this machine: out of core from opening to release."""
+    from workbench.core.data import engines
+
+    monkeypatch.setattr(engines, "physical_memory", lambda: 2 << 20)
+
+
+def test_a_file_too_large_for_memory_shows_its_first_rows_and_releases_out_of_core(
+        qtbot, window, sample_path, sample_plan_path, private_ledger, monkeypatch):
+    _as_if_memory_were_small(monkeypatch)
+    load(qtbot, window, sample_path)
+    table = window.document.table
+    assert table.sample_rows is not None and len(table.frame) == min(table.sample_rows, 20_000)
+    summary = window.data_page.summary.text()
+    assert "too large to hold in this computer's memory" in summary and "proposed from those" in summary
+    assert window.open_plan(sample_plan_path)
+    page = window.release_page
+    page.ask = False
+    page.confirm_and_release()
+    assert not page.cancel_button.isHidden()  # reading the file can be stopped
+    qtbot.waitUntil(lambda: page.result is not None, timeout=120_000)
+    assert page.cancel_button.isHidden() and page.busy.isHidden()
+    mean_income = next(s for s in page.result.statistics if s.label == "mean of annual_income")
+    assert 10_000 < mean_income.cells[0].value < 35_000  # the exact mean is about 21,000
+    assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
+
+
+def test_cancelling_an_out_of_core_release_spends_nothing(qtbot, window, sample_path, sample_plan_path, private_ledger,
+                                                          monkeypatch):
+    _as_if_memory_were_small(monkeypatch)
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    page = window.release_page
+    page.ask = False
+    page.confirm_and_release()
+    task = page.task
+    page.cancel_release()  # before the file is read: the next progress report stops DuckDB
+    assert "nothing was released and no budget was spent" in page.status.text()
+    qtbot.waitUntil(lambda: task.done, timeout=60_000)
+    assert page.result is None and page.release_button.isEnabled()
+    assert not private_ledger.exists() or not Ledger(private_ledger).has_dataset(window.document.plan.dataset.name)

@@ -93,6 +93,14 @@ class DataPage(QWidget):
         for column in range(min(frame.shape[1], RESIZED_COLUMNS)):  # the rest keep the default width
             self.preview.resizeColumnToContents(column)
         shown = min(PREVIEW_ROWS, len(frame))
+        if table.sample_rows is not None:
+            self.summary.setText(
+                f"<b>{table.source.name}</b> is too large to hold in this computer's memory, so only its first "
+                f"{len(frame):,} rows were read: the first {shown} are shown, and the kinds proposed below are "
+                f"proposed from those {len(frame):,} rows (check them in step 3). The release reads the whole file "
+                "out of core, with the same exact answers. What you see here stays on this computer."
+            )
+            return
         self.summary.setText(
             f"<b>{table.source.name}</b>: {len(frame):,} rows, {frame.shape[1]} columns; the first {shown} rows are "
             "shown. Below, the proposed kind of each column: confirm or change it in step 3. "

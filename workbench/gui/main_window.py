@@ -13,7 +13,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget
 
 from workbench import __version__
-from workbench.core.data import SUPPORTED, SheetNeeded, Table, load_table
+from workbench.core.data import SUPPORTED, SheetNeeded, Table, load_sample, load_table
+from workbench.core.data.engines import out_of_core_is_needed
 from workbench.core.errors import WorkbenchError
 from workbench.gui.columns_page import ColumnsPage
 from workbench.gui.data_page import DataPage, LoadedTable
@@ -89,7 +90,10 @@ class MainWindow(QMainWindow):
             self.loading.cancel()
         self.data_page.show_loading(path.name)
         self.statusBar().showMessage(f"Loading {path}…")
-        task = Task(lambda: LoadedTable.of(load_table(path, sheet=sheet, progress=task.report)))
+        if out_of_core_is_needed(path):  # too large for memory: its first rows, and the release reads the file
+            task = Task(lambda: LoadedTable.of(load_sample(path)))
+        else:
+            task = Task(lambda: LoadedTable.of(load_table(path, sheet=sheet, progress=task.report)))
         task.progress.connect(self.data_page.show_progress)
         task.finished.connect(lambda table: self._loaded(task, table))
         task.failed.connect(lambda exc: self._load_failed(task, path, exc))

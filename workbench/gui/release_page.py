@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release import (
@@ -76,6 +77,9 @@ class ReleasePage(QWidget):
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)
         self.busy.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop reading the file: nothing is released and no budget is spent.")
+        self.cancel_button.hide()
         self.results = QTableWidget(0, len(HEADERS))
         self.results.setHorizontalHeaderLabels(HEADERS)
         self.results.verticalHeader().hide()
@@ -96,10 +100,14 @@ class ReleasePage(QWidget):
         layout.addLayout(naming)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
-        layout.addWidget(self.busy)
+        progress = QHBoxLayout()
+        progress.addWidget(self.busy, 1)
+        progress.addWidget(self.cancel_button)
+        layout.addLayout(progress)
         layout.addWidget(self.results)
         self.release_button.clicked.connect(self.confirm_and_release)
         self.export_button.clicked.connect(self.choose_export)
+        self.cancel_button.clicked.connect(self.cancel_release)
         document.changed.connect(self.refresh)
         self.result: Release | None = None
         self.task: Task | None = None
@@ -202,19 +210,51 @@ class ReleasePage(QWidget):
         def run() -> Release:
             ledger = Ledger(ledger_path)
             known = ledger.has_dataset(plan.dataset.name)
-            return release(table, plan, ledger, dataset_budget=None if known else budget)
+            if table.sample_rows is None:
+                task.commit()
+                return release(table, plan, ledger, dataset_budget=None if known else budget)
+            source = file_source(table.source, delimiter=table.delimiter, encoding=table.encoding)
+            with OutOfCoreData(source, plan.used_schema(), progress=task.report) as data:
+                task.commit()  # the file is read; from here the release is charged and shown, not stopped
+                return release(source, plan, ledger, dataset_budget=None if known else budget, data=data)
 
-        self.task = Task(run)
-        self.task.finished.connect(self._released)
-        self.task.failed.connect(self._failed)
+        self.task = task = Task(run)
+        task.finished.connect(self._released)
+        task.failed.connect(self._failed)
+        task.progress.connect(self._progress)
         self.release_button.setEnabled(False)
+        self.busy.setRange(0, 0)
         self.busy.show()
-        self.status.setText("Releasing… (the window stays usable)")
-        self.task.start()
+        self.cancel_button.setVisible(table.sample_rows is not None)
+        self.cancel_button.setEnabled(True)
+        self.status.setText("Releasing… (the window stays usable)" if table.sample_rows is None else
+                            f"Reading {table.source.name} out of core, then releasing… (the window stays usable)")
+        task.start()
+
+    def _progress(self, fraction: float) -> None:
+        if self.busy.maximum() == 0:
+            self.busy.setRange(0, 1000)
+        self.busy.setValue(round(1000 * fraction))
+        self.busy.setFormat(f"{100 * fraction:.0f}% of the file read")
+
+    def cancel_release(self) -> None:
+        """Stop reading the file; refused once the release is being charged (it is then shown, as every charge)."""
+        if self.task is None:
+            return
+        if not self.task.cancel():
+            self.status.setText("The file is read and the release is being charged: it can no longer be stopped.")
+            return
+        self.task = None
+        self.busy.hide()
+        self.cancel_button.hide()
+        self.refresh()
+        self.release_button.setEnabled(not self.document.problems())
+        self.status.setText("Release cancelled while the file was read: nothing was released and no budget was spent.")
 
     def _released(self, result: Release) -> None:
         self.task = None
         self.busy.hide()
+        self.cancel_button.hide()
         self.result = result
         self.show_result(result)
         self.export_button.setEnabled(True)
@@ -228,6 +268,7 @@ class ReleasePage(QWidget):
     def _failed(self, exc: BaseException) -> None:
         self.task = None
         self.busy.hide()
+        self.cancel_button.hide()
         self.refresh()
         message = str(exc) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}. Nothing was shown."
         QMessageBox.warning(self, "The release failed", message)

@@ -26,6 +26,7 @@ class Task(QObject):
         self._function = function
         self.cancelled = False
         self.done = False
+        self.committed = False  # past the point where it may stop (a release being charged)
         self._reported = -1.0
 
     def start(self) -> None:
@@ -54,5 +55,16 @@ class Task(QObject):
             self._reported = fraction
             self.progress.emit(fraction)
 
-    def cancel(self) -> None:
+    def cancel(self) -> bool:
+        """Stop at the next report, unless the task has committed; says whether it will stop."""
+        if self.committed:
+            return False
         self.cancelled = True
+        return True
+
+    def commit(self) -> None:
+        """Called by the function, on the worker thread, once it must run to the end (a charge is being made):
+        a cancel after this is refused, so a charged result is never dropped."""
+        if self.cancelled:
+            raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
+        self.committed = True

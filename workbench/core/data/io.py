@@ -70,6 +70,9 @@ class Table:
     encoding: str | None = None
     delimiter: str | None = None
     state: FileState | None = None  # the file as it was read; a release checks it has not changed since
+    # the frame holds only the file's first rows (a file too large for memory, ``load_sample``): a release
+    # reads the whole file out of core, and what is proposed from the frame is proposed from those rows
+    sample_rows: int | None = None
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -176,6 +179,38 @@ def _check_shape(table: Table) -> None:
         )
 
 
+SAMPLE_ROWS = 100_000  # rows shown, and proposed from, for a file read out of core
+
+
+def load_sample(
+    path: str | Path, *, delimiter: str | None = None, encoding: str | None = None, rows: int = SAMPLE_ROWS
+) -> Table:
+    """The first ``rows`` rows of a CSV, TSV or Parquet file too large for memory, read as ``load_table``
+    reads the whole file (the same detection and messages), marked as a sample."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataFileError(f"{path}: no such file. Check the path and try again.")
+    suffix = path.suffix.lower()
+    before = FileState.of(path)
+    if suffix in TEXT_SUFFIXES:
+        table = _load_text(path, delimiter or TEXT_SUFFIXES[suffix], encoding, delimiter, rows=rows)
+    elif OTHER_SUFFIXES.get(suffix) == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            batches = pq.ParquetFile(path).iter_batches(batch_size=rows)
+            frame = next(batches).to_pandas()
+        except StopIteration:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow's own exception types
+            raise DataFileError(f"{path.name}: the file cannot be read as a Parquet file ({_first_line(exc)}).") from exc
+        table = Table(frame=frame, source=path, file_format="parquet")
+    else:
+        raise DataFileError(f"{path.name}: only CSV, TSV and Parquet files are read out of core.")
+    _check_shape(table)
+    return replace(table, state=before, sample_rows=rows)
+
+
 # ---------------------------------------------------------------- text files
 
 
@@ -246,7 +281,8 @@ class _WatchedFile(io.RawIOBase):
 
 
 def _load_text(
-    path: Path, delimiter: str | None, encoding: str | None, explicit: str | None, progress: Progress | None = None
+    path: Path, delimiter: str | None, encoding: str | None, explicit: str | None, progress: Progress | None = None,
+    rows: int | None = None,
 ) -> Table:
     with path.open("rb") as handle:
         sample = handle.read(_SNIFF_BYTES)
@@ -267,7 +303,7 @@ def _load_text(
         delimiter = detect_delimiter(text_sample, delimiter or ",")
     try:
         if progress is None:
-            frame = pd.read_csv(path, sep=delimiter, encoding=encoding, engine="c", low_memory=False)
+            frame = pd.read_csv(path, sep=delimiter, encoding=encoding, engine="c", low_memory=False, nrows=rows)
         else:
             with _WatchedFile(path, progress) as watched:
                 frame = pd.read_csv(watched, sep=delimiter, encoding=encoding, engine="c", low_memory=False)
