@@ -11,7 +11,6 @@ from pathlib import Path
 from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
 from workbench.cli.output import print_table, say, shortened
 from workbench.core.data import Table
-from workbench.core.data.aggregates import Engine
 from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.errors import WorkbenchError
@@ -91,7 +90,7 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_on_category_warnings(data: Table | Engine, plan: ReleasePlan, args: argparse.Namespace) -> None:
+def _refuse_on_category_warnings(data: Table | OutOfCoreData, plan: ReleasePlan, args: argparse.Namespace) -> None:
     warnings = check_categories(data, plan)  # the curator's own view of the file: nothing of it is released
     if warnings and not args.accept_category_warnings:
         raise WorkbenchError(

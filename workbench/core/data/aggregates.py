@@ -197,8 +197,6 @@ class Engine(Protocol):
 
     def aggregate(self, request: Aggregate) -> Answer: ...
 
-    def category_texts(self, column: str) -> set[str]: ...
-
 
 def category_lookup(spec: CategoricalColumn, texts: Sequence[str]) -> np.ndarray:
     """The bin of each category text in ``spec.bins`` (-1: outside the list and dropped)."""

@@ -24,7 +24,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -172,11 +172,10 @@ class OutOfCoreData:
         return Answer(cells, [int(r[1]) for r in rows], request.size)
 
     def category_texts(self, column: str) -> set[str]:
-        """The texts of a categorical column as the file holds them (before imputing). Private."""
-        spec = self.schema.column(column)
-        if spec.missing.action is MissingAction.IMPUTE:
-            return {r[0] for r in self._all(f"SELECT DISTINCT {_quote(column)} FROM unimputed WHERE {_quote(column)} IS NOT NULL")}
-        return {r[0] for r in self._all(f"SELECT DISTINCT {_quote(column)} FROM prepared WHERE {_quote(column)} IS NOT NULL")}
+        """The texts of a categorical column in the file, as ``io``'s ``category_texts`` gives them for a loaded
+        table (every row, before imputing): for the curator's check of the public lists. Private."""
+        name = _quote(column)
+        return {r[0] for r in self._all(f"SELECT DISTINCT {name} FROM {self._texts_from} WHERE {name} IS NOT NULL")}
 
     def close(self) -> None:
         try:
@@ -210,33 +209,35 @@ class OutOfCoreData:
         roles = {n: "numeric" if n in numeric else "id" if n == id_column else "category" for n in needed}
         typed = {n: _typed(_quote(names[n]), kinds[n], roles[n]) for n in needed}
         rows = f"SELECT {', '.join(f'{typed[n]} AS {_quote(n)}' for n in needed)} FROM {self._read()}"
+        self._texts_from = f"({rows})"  # the file's rows as typed: what ``category_texts`` reads
         if id_column is not None:
             # the typed rows are stored first, in file order (their rowid); then each person keeps their first k
             # (a grouped list of each person's k smallest rowids: DuckDB spills it to disk, where a window over
             # all rows must fit in memory)
             self._run(f"CREATE TABLE typed AS {rows}", progress)
-            progress = None
+            progress, self._texts_from = None, "typed"
             self._run(f"CREATE TABLE kept AS SELECT unnest(min(rowid, {int(self.schema.k)})) AS kept FROM typed "
                       f"WHERE {_quote(id_column)} IS NOT NULL GROUP BY {_quote(id_column)}", None)
             rows = "SELECT typed.* FROM typed SEMI JOIN kept ON typed.rowid = kept.kept"
-        columns, unimputed = [], []
+        columns, joins = [], []
         for spec in used:
             name = _quote(spec.name)
-            value = name
+            value = f"source.{name}"
             if spec.missing.action is MissingAction.IMPUTE:
                 filler = _number(float(spec.missing.value)) if isinstance(spec, NumericColumn) else _text(str(spec.missing.value))
-                value = f"coalesce({name}, {filler})"
+                value = f"coalesce({value}, {filler})"
             if isinstance(spec, NumericColumn):
                 value = _clamped(value, _number(float(spec.lower)), _number(float(spec.upper)))
+            else:  # stored as its bin: the index in the public list, '(other)' after it, -1 left out
+                table = self._table({"text": [str(c) for c in spec.categories], "code": list(range(len(spec.categories)))})
+                other = len(spec.categories) if len(spec.bins) > len(spec.categories) else -1
+                joins.append(f"LEFT JOIN {table} ON {value} = {table}.text")
+                value = f"CASE WHEN {value} IS NULL THEN NULL ELSE coalesce({table}.code, {other}) END"
             columns.append(f"{value} AS {name}")
-            unimputed.append(name)
-        self._run(f"CREATE TABLE prepared AS SELECT {', '.join(columns) or '1 AS _one'} FROM ({rows})", progress)
-        categorical_imputed = [s.name for s in used if isinstance(s, CategoricalColumn) and s.missing.action is MissingAction.IMPUTE]
-        if categorical_imputed:
-            self._run(f"CREATE TABLE unimputed AS SELECT {', '.join(_quote(n) for n in categorical_imputed)} FROM ({rows})",
-                      None)
+        # one pass over the file into a compact table of numbers and bin codes, which every aggregate then reads
+        self._run(f"CREATE TABLE prepared AS SELECT {', '.join(columns) or '1 AS _one'} FROM ({rows}) AS source "
+                  f"{' '.join(joins)}", progress)
         if id_column is not None:
-            self._run("DROP TABLE typed", None)
             self._run("DROP TABLE kept", None)
 
     def _read(self) -> str:
@@ -337,23 +338,32 @@ class OutOfCoreData:
 
     def _part_sql(self, part: CellPart) -> tuple[str, str]:
         """A join the part needs (or '') and the SQL of each row's code within it (-1: left out)."""
-        if isinstance(part, Categories):
-            table = self._table({"text": [str(c) for c in part.spec.categories],
-                                 "code": list(range(len(part.spec.categories)))})
-            other = len(part.spec.categories) if len(part.spec.bins) > len(part.spec.categories) else -1
-            alias = f"_bins_{self._tables}"
-            join = f"LEFT JOIN {table} AS {alias} ON prepared.{_quote(part.column)} = {alias}.text"
-            return join, f"coalesce({alias}.code, {other})"
+        if isinstance(part, Categories):  # prepared as the bin of the schema's description of the column
+            if part.spec != self.schema.column(part.column):
+                raise ValueError(f"'{part.column}' is binned as the schema describes it, not otherwise")
+            return "", f"prepared.{_quote(part.column)}"
         column = f"prepared.{_quote(part.column)}"
         if isinstance(part, Bins):
             return "", " + ".join(f"({column} >= {_number(e)})::BIGINT" for e in part.edges) or "0"
         assert isinstance(part, RankSlots)
         table = self._table({"value": [float(c) for c in part.candidates], "position": list(range(len(part.candidates)))})
         alias = f"_ranks_{self._tables}"
-        join = f"ASOF LEFT JOIN {table} AS {alias} ON {column} >= {alias}.value"
-        # the largest candidate at or below the value: equal is slot 2j + 1; above it, slot 2(j + 1); none, slot 0
-        return join, (f"CASE WHEN {alias}.position IS NULL THEN 0 WHEN {column} = {alias}.value "
-                      f"THEN 2 * {alias}.position + 1 ELSE 2 * {alias}.position + 2 END")
+        # j, the largest candidate at or below the value, and c_j: equal is slot 2j + 1, above it 2j + 2, none 0
+        guess = _position_guess(part.candidates)
+        if guess is None:  # candidates not evenly spaced (a bounds search's): DuckDB finds j by an as-of join
+            join = f"ASOF LEFT JOIN {table} AS {alias} ON {column} >= {alias}.value"
+            position, value = f"{alias}.position", f"{alias}.value"
+        else:  # evenly spaced: j is the guess or the one before it (``_position_guess``), looked up by index
+            lower, step = guess
+            nearest = f"floor(({column} - {_number(lower)}) / {_number(step)} + 0.5::DOUBLE)"
+            at = f"CAST(least(greatest({nearest}, 0), {len(part.candidates) - 1}) AS BIGINT)"
+            join = (f"LEFT JOIN {table} AS {alias} ON {alias}.position = {at} "
+                    f"LEFT JOIN {table} AS {alias}_before ON {alias}_before.position = {at} - 1")
+            below = f"{alias}.value <= {column}"
+            position = f"CASE WHEN {below} THEN {alias}.position ELSE {alias}_before.position END"
+            value = f"CASE WHEN {below} THEN {alias}.value ELSE {alias}_before.value END"
+        return join, (f"CASE WHEN {position} IS NULL THEN 0 WHEN {column} = {value} "
+                      f"THEN 2 * {position} + 1 ELSE 2 * {position} + 2 END")
 
     def _table(self, columns: dict[str, list]) -> str:
         import pandas as pd
@@ -462,6 +472,22 @@ def _sql(expression: Expression) -> str:
     if isinstance(expression, Clip):
         return _clamped(_sql(expression.argument), str(expression.lower), str(expression.upper))
     raise TypeError(f"not an expression: {expression!r}")
+
+
+def _position_guess(candidates: Sequence[float]) -> tuple[float, float] | None:
+    """For evenly spaced candidates (a quantile's), the first and the step such that the nearest guess,
+    floor((c_j - first) / step + 0.5), is exactly j for every candidate: then for any value x, the largest
+    candidate at or below it is x's guess or the one before it (the guess is monotone in x, so between c_j
+    and c_(j+1) it is j or j + 1). None where that does not hold (then an as-of join finds it)."""
+    points = np.asarray(candidates, dtype=np.float64)
+    if len(points) < 2 or not np.all(np.diff(points) > 0):
+        return None
+    first, step = float(points[0]), float((points[-1] - points[0]) / (len(points) - 1))
+    if not step > 0:
+        return None
+    with np.errstate(all="ignore"):
+        guesses = np.clip(np.floor((points - first) / step + 0.5), 0, len(points) - 1)
+    return (first, step) if np.array_equal(guesses, np.arange(len(points))) else None
 
 
 def _clamped(value: str, lower: str, upper: str) -> str:

@@ -95,11 +95,6 @@ class PreparedData:
         ends = np.append(starts[1:], len(codes))
         return Answer(codes[starts], [exact_sum(values[a:b]) for a, b in zip(starts, ends)], request.size)
 
-    def category_texts(self, column: str) -> set[str]:
-        """The texts of a prepared categorical column (as ``category_texts`` of the file's column). Private."""
-        values = self.frame[column]
-        return set(values.cat.categories[np.unique(values.cat.codes[values.cat.codes >= 0])])
-
 
 _DENSE_CELLS = 1 << 22  # up to this many cells, count by an array of them all; beyond, by sorting the rows' cells
 
