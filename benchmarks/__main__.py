@@ -1,6 +1,6 @@
 """Run every benchmark and print one table of ratios; also write it as JSON.
 
-    python -m benchmarks            # 5,000,000 rows, several repeats: 10 minutes or so
+    python -m benchmarks            # 5,000,000 rows, several repeats, and out of core 100,000,000 rows: an hour or so
     python -m benchmarks --quick    # 500,000 rows, fewer repeats: about two minutes
     python -m benchmarks --only loading,compose --json out.json
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from benchmarks import data
 from benchmarks.results import Result, table
 
-SUITE = ("loading", "plan", "preview", "compose", "startup", "utility")
+SUITE = ("loading", "plan", "preview", "compose", "startup", "utility", "outofcore")
 DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
 
 
@@ -76,7 +76,7 @@ def run(only: tuple[str, ...], quick: bool, rows: int) -> list[Result]:
         print(f"  {name} done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
     files = data.files(rows) if {"loading", "plan"} & set(only) else {}
-    from benchmarks import compose_1000, loading, plan_run, preview_update, startup, utility
+    from benchmarks import compose_1000, loading, out_of_core, plan_run, preview_update, startup, utility
 
     stage("loading", lambda: loading.run(files, repeats=2 if quick else 3))
     stage("plan", lambda: plan_run.run(files["csv"], repeats=2 if quick else 3))
@@ -84,6 +84,7 @@ def run(only: tuple[str, ...], quick: bool, rows: int) -> list[Result]:
     stage("compose", compose_1000.run)
     stage("startup", lambda: startup.run(starts=3 if quick else 7))
     stage("utility", lambda: utility.run(repeats=150 if quick else 400, epsilons=(1.0,) if quick else (0.5, 1.0, 2.0)))
+    stage("outofcore", lambda: out_of_core.run(quick))
     return results
 
 

@@ -37,12 +37,12 @@ FULL_CAP_MB, QUICK_CAP_MB = 1024, 128
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _chunks(rows: int):
+def _chunks(rows: int, chunk: int = CHUNK_ROWS):
     """The benchmark table's columns in chunks (another seed per chunk), ids counting on across them."""
     done = 0
     while done < rows:
-        size = min(CHUNK_ROWS, rows - done)
-        frame = data.synthetic_frame(size, seed=data.SEED + done // CHUNK_ROWS)
+        size = min(chunk, rows - done)
+        frame = data.synthetic_frame(size, seed=data.SEED + done // chunk)
         frame["person_id"] += done
         yield pa.Table.from_pandas(frame, preserve_index=False)
         done += size
@@ -62,13 +62,13 @@ def large_parquet(rows: int) -> Path:
     return path
 
 
-def large_csv(min_bytes: int) -> Path:
+def large_csv(min_bytes: int, chunk: int = CHUNK_ROWS) -> Path:
     """A CSV of whole chunks, at least ``min_bytes`` long."""
-    path = data.data_folder() / f"large-v{data.GENERATOR_VERSION}-{min_bytes >> 20}MB.csv"
+    path = data.data_folder() / f"large-v{data.GENERATOR_VERSION}-{min_bytes}B-{chunk}.csv"
     if not path.exists():
         partial = path.with_suffix(".partial")
         with partial.open("wb") as out:
-            for i, table in enumerate(_chunks(10**12)):
+            for i, table in enumerate(_chunks(10**12, chunk)):
                 options = pa_csv.WriteOptions(include_header=i == 0, quoting_style="needed")
                 pa_csv.write_csv(table, out, options)
                 if out.tell() >= min_bytes:
@@ -153,16 +153,19 @@ def baseline_queries(path: str, rows: int) -> list[str]:
 
 def _measure(script: str, path: Path, rows: int, cap_mb: int) -> dict[str, float]:
     code = script.replace("PATH", repr(str(path))).replace("ROWS", str(rows)).replace("CAP", repr(f"{cap_mb}MB"))
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, check=True, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"the benchmark on {path.name} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run(quick: bool = False, rows: int | None = None) -> list[Result]:
+def run(quick: bool = False, rows: int | None = None, cap: int | None = None, csv_mb: int | None = None) -> list[Result]:
+    """``rows`` of Parquet and a CSV of ``csv_mb`` MB (twice ``cap``, the memory cap), by default the sizes above."""
     rows = rows or (QUICK_ROWS if quick else FULL_ROWS)
-    cap = QUICK_CAP_MB if quick else FULL_CAP_MB
+    cap = cap or (QUICK_CAP_MB if quick else FULL_CAP_MB)
+    chunk = min(CHUNK_ROWS, rows)
     results = []
-    for kind, path in (("Parquet", large_parquet(rows)), ("CSV", large_csv(2 * cap << 20))):
+    for kind, path in (("Parquet", large_parquet(rows)), ("CSV", large_csv((csv_mb or 2 * cap) << 20, chunk))):
         size_mb = path.stat().st_size / 2**20
         ours, theirs = _measure(OURS, path, rows, cap), _measure(BASELINE, path, rows, cap)
         note = (f"{size_mb:,.0f} MB {kind} file, DuckDB memory cap {cap} MB; 20 statistics; ours includes typing and "

@@ -110,3 +110,27 @@ def test_suite_runs_from_the_command_line_and_writes_json(tmp_path):
                      "Excel load: time", "20-statistic plan: release"]
     assert written["rows"] == 2000 and written["machine"]["logical_cpus"] >= 1
     assert all(r["ours"] > 0 and r["baseline"] > 0 for r in written["results"])
+
+
+def test_the_out_of_core_benchmark_compares_like_with_like(tmp_path, monkeypatch):
+    """Its baseline (plain DuckDB SQL on the file) counts what our release counts, and both sides run."""
+    import duckdb
+
+    from benchmarks import out_of_core
+    from workbench.core.data.out_of_core import OutOfCoreData, file_source
+    from workbench.core.statistics.counts import Count
+
+    monkeypatch.setenv("BENCH_DATA", str(tmp_path))
+    path = out_of_core.large_parquet(20_000)
+    plan = data.plan(20_000)
+    queries = out_of_core.baseline_queries(str(path), 20_000)
+    assert len(queries) == 20
+    by_region = next(q for q, p in zip(queries, plan.statistics) if p.statistic == Count(by="region"))
+    theirs = dict(duckdb.sql(by_region).fetchall())
+    with OutOfCoreData(file_source(path), plan.used_schema()) as engine:
+        (ours,) = Count(by="region").exact(engine)
+    assert [theirs.get(region, 0) for region in data.REGIONS] == ours[: len(data.REGIONS)]
+    results = out_of_core.run(rows=20_000, cap=64, csv_mb=2)  # small files: the plumbing, not the sizes
+    assert [r.name for r in results] == ["Out of core, Parquet: time", "Out of core, Parquet: peak memory",
+                                         "Out of core, CSV: time", "Out of core, CSV: peak memory"]
+    assert all(r.ours > 0 and r.baseline > 0 for r in results)
