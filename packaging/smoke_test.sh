@@ -35,4 +35,9 @@ say "dp-workbench release of the sample plan, with the report"
   --out "$WORK/release" --report --dataset-budget 3 1e-6
 for file in results.json results.csv report.html report.pdf; do test -s "$WORK/release/$file"; done
 grep -q '"libraries"' "$WORK/release/results.json"
+say "dp-workbench release out of core (the bundled DuckDB reads the file)"
+"$APP/dp-workbench" release "$APP/sample/household_survey.csv" --plan "$APP/sample/household_survey.plan.json" \
+  --out "$WORK/release-out-of-core" --engine out-of-core --memory-limit 256MB --ledger "$WORK/out-of-core.sqlite" \
+  --dataset-budget 3 1e-6
+test -s "$WORK/release-out-of-core/results.json"
 say "The bundle works: $APP"
