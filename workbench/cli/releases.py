@@ -13,6 +13,7 @@ from workbench.cli.output import print_table, say, shortened
 from workbench.core.data import Table
 from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.sql_engine import SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
@@ -40,11 +41,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                      help="release even when a public category list does not fit the data (checked before any ε is spent)")
     run.add_argument("--engine", choices=[c.value for c in EngineChoice], default=EngineChoice.AUTO.value,
                      help="where the exact answers are computed: 'memory' (pandas), 'out-of-core' (DuckDB on the file, "
-                          "for CSV, TSV and Parquet larger than memory), or 'auto' (default: out of core when the file "
-                          "would take more than half of this machine's memory). Both give identical answers.")
+                          "for CSV, TSV and Parquet larger than memory), 'spark' (PySpark where the file lives: DATA may "
+                          "be hdfs://... or s3a://...; only aggregates come back), or 'auto' (default: out of core when "
+                          "the file would take more than half of this machine's memory). All give identical answers.")
     run.add_argument("--memory-limit", metavar="SIZE",
                      help="with the out-of-core engine, the most memory it may use, e.g. 2GB (it spills the rest to "
                           "a temporary folder); default: most of this machine's memory")
+    run.add_argument("--spark-master", metavar="URL",
+                     help="with --engine spark, the cluster (e.g. yarn, spark://host:7077, local[4]); default: what "
+                          "Spark's own configuration says, else local mode")
     dataset_budget_argument(run)
     ledger_argument(run)
     run.set_defaults(run=_release)
@@ -68,7 +73,16 @@ def _release(args: argparse.Namespace) -> int:
     plan = budget_plan(ReleasePlan.load(args.plan))  # ε from targets and weights, as plan-budget shows it
     plan.validate()  # refuse an unsound plan before opening the data
     choice = EngineChoice(args.engine)
-    if choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
+    if choice is EngineChoice.SPARK:
+        from workbench.core.data.spark_engine import SparkData, spark_source
+
+        delimiter = {"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter)
+        source = spark_source(args.data, delimiter=delimiter, encoding=args.encoding)
+        say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
+        with SparkData(source, plan.used_schema(), master=args.spark_master) as data:
+            _refuse_on_category_warnings(data, plan, args)
+            result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
+    elif choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
         delimiter = {"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter)
         source = file_source(args.data, delimiter=delimiter, encoding=args.encoding)
         why = "as asked" if choice is EngineChoice.OUT_OF_CORE else "it would take more than half of this machine's memory in pandas"
@@ -90,7 +104,7 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_on_category_warnings(data: Table | OutOfCoreData, plan: ReleasePlan, args: argparse.Namespace) -> None:
+def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:
     warnings = check_categories(data, plan)  # the curator's own view of the file: nothing of it is released
     if warnings and not args.accept_category_warnings:
         raise WorkbenchError(

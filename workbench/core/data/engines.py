@@ -1,4 +1,4 @@
-"""Which engine computes a release's exact answers: pandas in memory, or DuckDB on the file.
+"""Which engine computes a release's exact answers: pandas in memory, DuckDB on the file, or Spark.
 
 Both give identical answers (``tests/core/data/test_out_of_core``); the choice is about memory.
 pandas holds about three times a CSV's size (a Parquet file, compressed, about five times); when
@@ -22,6 +22,7 @@ class EngineChoice(enum.Enum):
     AUTO = "auto"
     MEMORY = "memory"
     OUT_OF_CORE = "out-of-core"
+    SPARK = "spark"  # only when asked for: the table lives on a cluster
 
 
 def out_of_core_is_needed(path: str | Path, memory: int | None = None) -> bool:

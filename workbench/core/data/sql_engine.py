@@ -112,9 +112,6 @@ class SqlData:
     def _all(self, query: str) -> list[tuple]:
         raise NotImplementedError
 
-    def _run(self, statement: str, progress: Progress | None) -> None:
-        raise NotImplementedError
-
     def _read(self) -> str:
         """The file as a relation of text columns (a text file) or stored types (Parquet)."""
         raise NotImplementedError
@@ -131,9 +128,14 @@ class SqlData:
         """A small public table (categories, candidates) by name."""
         raise NotImplementedError
 
+    def _file_order(self) -> str | None:
+        """A column of ``_read()`` that increases with the rows' order in the file (None: the engine keeps the
+        order itself); ``rows`` then carry it as ``dp_file_order``."""
+        return None
+
     def _first_rows(self, rows: str, id_column: str, k: int, progress: Progress | None) -> str:
         """A query of ``rows`` (typed) keeping each person's first ``k`` rows in file order (none without an id);
-        may store what it needs; also sets ``_texts_from``."""
+        may store what it needs, and may point ``_texts_from`` at it."""
         raise NotImplementedError
 
     def _uneven_ranks(self, table: str, alias: str, column: str) -> tuple[str, str, str]:
@@ -195,8 +197,12 @@ class SqlData:
         kinds = self._kinds(names, needed, [n for n in needed if n in numeric])
         roles = {n: "numeric" if n in numeric else "id" if n == id_column else "category" for n in needed}
         typed = {n: self._typed(q(names[n]), kinds[n], roles[n]) for n in needed}
-        rows = f"SELECT {', '.join(f'{typed[n]} AS {q(n)}' for n in needed)} FROM {self._read()}"
-        self._texts_from = f"({rows}) AS typed_rows"  # the file's rows as typed: what ``category_texts`` reads
+        selected = [f"{typed[n]} AS {q(n)}" for n in needed]
+        self._texts_from = f"(SELECT {', '.join(selected)} FROM {self._read()}) AS typed_rows"  # ``category_texts``
+        order = self._file_order()
+        if id_column is not None and order is not None:
+            selected.append(f"{order} AS dp_file_order")
+        rows = f"SELECT {', '.join(selected)} FROM {self._read()}"
         if id_column is not None:
             rows = self._first_rows(rows, id_column, int(self.schema.k), progress)
             progress = None
@@ -248,7 +254,8 @@ class SqlData:
             floats = [n for n in needed if kinds[n] == "number-typed" and n not in numeric]
             if floats:
                 checks = ", ".join(
-                    f"bool_and({q(names[n])} = floor({q(names[n])}) AND {d.finite(f'CAST({q(names[n])} AS DOUBLE)')}) "
+                    f"bool_and({d.finite(f'CAST({q(names[n])} AS DOUBLE)')} AND CAST({q(names[n])} AS DOUBLE) = "
+                    f"{d.round_even(f'CAST({q(names[n])} AS DOUBLE)')}) "
                     f"FILTER (WHERE {q(names[n])} IS NOT NULL)" for n in floats)
                 for n, whole in zip(floats, self._all(f"SELECT {checks} FROM {self._read()}")[0]):
                     kinds[n] = "whole-typed" if whole in (True, None) else "number-typed"
@@ -263,7 +270,7 @@ class SqlData:
             checks += [
                 f"bool_and({d.full_match(v, '[+-]?[0-9]+')}) {present}",
                 f"bool_and({number}) {present}",
-                f"bool_and(NOT {number} OR ({d.finite(as_number)} AND {as_number} = floor({as_number}))) {present}",
+                f"bool_and(NOT {number} OR ({d.finite(as_number)} AND {as_number} = {d.round_even(as_number)})) {present}",
                 f"bool_and(lower({v}) IN ('true', 'false')) {present}",
             ]
         found = self._all(f"SELECT {', '.join(checks)} FROM {self._read()}")[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.core.data import CategoricalColumn, Table, category_texts
-from workbench.core.data.out_of_core import OutOfCoreData
+from workbench.core.data.sql_engine import SqlData
 from workbench.core.release.plan import ReleasePlan
 
 
@@ -24,7 +24,7 @@ class CategoryWarning:
     message: str
 
 
-def check_categories(table: Table | OutOfCoreData, plan: ReleasePlan) -> list[CategoryWarning]:
+def check_categories(table: Table | SqlData, plan: ReleasePlan) -> list[CategoryWarning]:
     """Warnings for each categorical column a statistic of ``plan`` reads: a public category that matches
     no row but matches values once case and spaces are ignored, and a column whose every value lies
     outside its public categories."""

@@ -21,7 +21,7 @@ import numpy as np
 from workbench import __version__
 from workbench.core.data import Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
-from workbench.core.data.out_of_core import FileSource
+from workbench.core.data.sql_engine import FileSource
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions

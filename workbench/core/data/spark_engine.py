@@ -1,0 +1,212 @@
+"""Prepared data computed by Spark where the table lives: a cluster, or Spark's local mode.
+
+The same SQL as the out-of-core engine (``sql_engine``), in Spark's spelling: Spark reads the file,
+types and prepares it, keeps the prepared columns cached on its executors, and answers each aggregate
+with one GROUP BY. What comes back to the curator's machine is what ``collect()`` returns for those
+queries: one integer per cell (a count or an exact sum), the column names and types of the file, and,
+for the category check, the distinct texts of the categorical columns. Never a row. The noise is drawn
+and the ledger charged on the curator's machine, as for every engine.
+
+Spark is used only when asked for (``--engine spark``): it talks to its own JVM through a local socket
+(py4j), and to the cluster its configuration names; the rest of DP Workbench opens no socket.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from workbench.core.data.io import TEXT_SUFFIXES
+from workbench.core.data.schema import Schema
+from workbench.core.data.sql_engine import (
+    PANDAS_MISSING,
+    WHITESPACE,
+    Dialect,
+    FileSource,
+    Progress,
+    SqlData,
+    first_line,
+)
+from workbench.core.errors import DataFileError, PlanError
+
+SPARK_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
+_JAVA_ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "ascii": "UTF-8", "utf-16": "UTF-16", "latin-1": "ISO-8859-1",
+                   "iso-8859-1": "ISO-8859-1", "latin1": "ISO-8859-1", "cp1252": "windows-1252"}
+
+
+class SparkDialect(Dialect):
+    def quote(self, name: str) -> str:
+        return "`" + name.replace("`", "``") + "`"
+
+    def text(self, value: str) -> str:
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    def trim(self, value: str) -> str:
+        return f"trim(BOTH {self.text(WHITESPACE)} FROM {value})"
+
+    def full_match(self, value: str, pattern: str) -> str:
+        return f"({value} RLIKE {self.text('^(?:' + pattern + ')$')})"
+
+    def finite(self, value: str) -> str:
+        return f"(NOT isnan({value}) AND abs({value}) < CAST('Infinity' AS DOUBLE))"
+
+    def round_even(self, value: str) -> str:
+        return f"bround({value}, 0)"
+
+    def number(self, value: float) -> str:
+        if value in (float("inf"), float("-inf")):
+            return f"CAST({self.text('Infinity' if value > 0 else '-Infinity')} AS DOUBLE)"
+        return f"CAST({self.text(repr(float(value)))} AS DOUBLE)"
+
+
+def spark_source(location: str | Path, *, delimiter: str | None = None, encoding: str | None = None) -> FileSource:
+    """A CSV/TSV or Parquet file wherever Spark reads it (a local path, hdfs://, s3a://): its format from the
+    suffix, a text file's delimiter from ``delimiter`` or the suffix, its encoding from ``encoding`` or UTF-8
+    (nothing is read from it here: it may live on the cluster)."""
+    text = spark_location(location)
+    suffix = Path(text).suffix.lower()
+    if suffix not in SPARK_SUFFIXES:
+        raise DataFileError(f"{Path(text).name}: the Spark engine reads CSV, TSV and Parquet files, not '{suffix}'.")
+    if suffix in (".parquet", ".pq"):
+        return FileSource(Path(text), "parquet")
+    if (encoding or "utf-8").lower() not in _JAVA_ENCODINGS:
+        raise DataFileError(f"{Path(text).name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 text, "
+                            f"not {encoding}. Save the file as UTF-8.")
+    return FileSource(Path(text), "text", encoding or "utf-8", delimiter or TEXT_SUFFIXES[suffix] or ",")
+
+
+def spark_location(location: str | Path) -> str:
+    """A location as Spark wants it: 'hdfs://nn/x.csv' stays so, even after a command line made it a path
+    (which writes 'hdfs:/nn/x.csv'); a local path becomes absolute."""
+    text = str(location)
+    scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]+):/+", text)
+    if scheme:
+        return f"{scheme.group(1)}://{text[scheme.end():]}"
+    return str(Path(text).resolve())
+
+
+class SparkData(SqlData):
+    """Prepared data cached in Spark: answers ``Aggregate`` requests exactly. Private.
+
+    ``spark`` is a running SparkSession (tests share one); without it, one is started with ``master``
+    (default: Spark's own configuration, else local mode on every core) and stopped on ``close``.
+    """
+
+    dialect = SparkDialect()
+
+    def __init__(self, source: FileSource, schema: Schema, *, spark: Any = None, master: str | None = None,
+                 progress: Progress | None = None) -> None:
+        schema.validate()
+        self.schema = schema
+        self.source = source
+        self._own_session = spark is None
+        if spark is None:
+            spark = start_session(master)
+        self.spark = spark
+        self._cached: list[Any] = []
+        self._tables = 0
+        try:
+            self._open()
+            self._prepare(progress)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        for frame in self._cached:
+            try:
+                frame.unpersist()
+            except Exception:  # noqa: BLE001 - a session already stopped
+                pass
+        self._cached = []
+        if self._own_session:
+            self.spark.stop()
+
+    # ------------------------------------------------------------ Spark's ways
+
+    def _open(self) -> None:
+        """The file as the view ``dp_file``: pandas' missing-value words as missing, and each row's place in
+        the file (``dp_file_order``: Spark numbers rows increasing with their partition and place in it)."""
+        from pyspark.sql import functions as F
+
+        location = str(self.source.path)
+        try:
+            if self.source.file_format == "parquet":
+                frame = self.spark.read.parquet(location)
+            else:
+                frame = (self.spark.read.option("header", True).option("sep", self.source.delimiter or ",")
+                         .option("encoding", _JAVA_ENCODINGS[(self.source.encoding or "utf-8").lower()])
+                         .option("quote", '"').option("escape", '"').option("inferSchema", False)
+                         .option("mode", "FAILFAST").csv(location))
+                missing = list(PANDAS_MISSING)
+                frame = frame.select([F.when(F.col(f"`{c}`").isin(missing), None).otherwise(F.col(f"`{c}`")).alias(c)
+                                      for c in frame.columns])
+            frame = frame.withColumn("dp_file_order", F.monotonically_increasing_id())
+            frame.createOrReplaceTempView("dp_file")
+        except Exception as exc:  # Spark's own exception types (AnalysisException, Py4JJavaError)
+            raise DataFileError(f"{self.source.name}: Spark cannot read the file ({first_line(exc)}).") from None
+
+    def _read(self) -> str:
+        return "dp_file"
+
+    def _file_types(self) -> list[tuple[str, str]]:
+        return [(name, kind) for name, kind in self.spark.table("dp_file").dtypes if name != "dp_file_order"]
+
+    def _all(self, query: str) -> list[tuple]:
+        try:
+            return [tuple(row) for row in self.spark.sql(query).collect()]
+        except Exception as exc:  # noqa: BLE001 - Spark's errors come through py4j
+            raise DataFileError(f"{self.source.name}: Spark could not compute an aggregate ({first_line(exc)}).") from None
+
+    def _store(self, name: str, query: str, progress: Progress | None) -> None:
+        from pyspark import StorageLevel
+
+        frame = self.spark.sql(query).persist(StorageLevel.MEMORY_AND_DISK)
+        frame.createOrReplaceTempView(name)
+        self._cached.append(frame)
+        frame.count()  # computed now, once: the aggregates read the cached rows
+        if progress is not None:
+            progress(1.0)
+
+    def _lookup(self, columns: dict[str, list]) -> str:
+        self._tables += 1
+        name = f"dp_lookup_{self._tables}"
+        names = list(columns)
+        self.spark.createDataFrame(list(zip(*columns.values())), names).createOrReplaceTempView(name)
+        return name
+
+    def _file_order(self) -> str:
+        return "dp_file_order"
+
+    def _first_rows(self, rows: str, id_column: str, k: int, progress: Progress | None) -> str:
+        q = self.dialect.quote  # a window partitioned by person: Spark sorts each person's rows, spilling as it must
+        return (f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {q(id_column)} ORDER BY dp_file_order) "
+                f"AS dp_rank FROM ({rows})) WHERE {q(id_column)} IS NOT NULL AND dp_rank <= {k}")
+
+    def _uneven_ranks(self, table: str, alias: str, column: str) -> tuple[str, str, str]:
+        raise PlanError(
+            "The Spark engine selects quantiles among evenly spaced candidates; a bounds search (log-spaced) runs "
+            "with the in-memory or out-of-core engine."
+        )
+
+
+def start_session(master: str | None = None) -> Any:
+    """A SparkSession for DP Workbench: ``master`` if given, else what Spark's configuration (spark-defaults.conf,
+    SPARK_MASTER) says, else local mode on every core; its web UI off."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("DP Workbench").config("spark.ui.enabled", "false")
+    if master:
+        builder = builder.master(master)
+    elif not _configured_master():
+        builder = builder.master("local[*]")
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _configured_master() -> bool:
+    import os
+
+    return bool(os.environ.get("SPARK_MASTER") or os.environ.get("SPARK_CONF_DIR"))
