@@ -196,7 +196,8 @@ def start_session(master: str | None = None) -> Any:
     SPARK_MASTER) says, else local mode on every core; its web UI off."""
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName("DP Workbench").config("spark.ui.enabled", "false")
+    builder = (SparkSession.builder.appName("DP Workbench").config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false"))  # no progress bars over the command line's output
     if master:
         builder = builder.master(master)
     elif not _configured_master():
