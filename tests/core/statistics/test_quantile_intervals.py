@@ -11,8 +11,9 @@ import pytest
 from privacy_check import epsilon_from_events
 
 import workbench.core.statistics.quantile_intervals as intervals
+from workbench.core.data.aggregates import RankSlots
 from workbench.core.data.io import Table
-from workbench.core.data.prepare import prepare
+from workbench.core.data.prepare import part_codes, prepare
 from workbench.core.data.schema import (
     CategoricalColumn,
     IdentifierColumn,
@@ -198,7 +199,7 @@ def test_the_check_histogram_stays_within_its_epsilon_and_half_scale_is_caught(m
     seen = []
     original = Noise.sample
     monkeypatch.setattr(Noise, "sample", lambda self, exact: seen.append(list(exact)) or original(self, exact))
-    intervals.quantile_intervals([x], CANDIDATES, (0.5,), [[RELEASED]], check, 0.95)
+    intervals.quantile_intervals([_ranks(x)], CANDIDATES, (0.5,), [[RELEASED]], check, 0.95)
     assert seen[-1] == list(counts_x)
 
 
@@ -206,7 +207,14 @@ CANDIDATES = tuple(float(c) for c in np.linspace(0, 100, 10_001))
 RELEASED = 50.0  # the value the ladder is built around
 
 
+def _ranks(values: np.ndarray) -> intervals.Ranks:
+    """The values' rank counts among the candidates, as an engine returns them (in memory here)."""
+    slots = part_codes(RankSlots("x", CANDIDATES), pd.DataFrame({"x": values}))
+    cells, counts = np.unique(slots, return_counts=True)
+    return intervals.Ranks.of(cells, counts, len(CANDIDATES))
+
+
 def _check_counts(values: np.ndarray) -> list[int]:
     cuts = sorted([(c, intervals._LOWER, 0) for c in intervals._ladder(CANDIDATES, RELEASED, -1)]
                   + [(c, intervals._UPPER, 0) for c in intervals._ladder(CANDIDATES, RELEASED, +1)])
-    return intervals._bin_counts(np.sort(values), cuts)
+    return intervals._bin_counts(_ranks(values), cuts, CANDIDATES)
