@@ -4,6 +4,8 @@ with spaces, a survey weight, values on half grid steps; and a statistic of ever
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from realistic_tables import ETHNICITIES, REGIONS, STATES
@@ -85,3 +87,12 @@ STATISTICS = [
     {"type": "crosstab", "columns": ["sex", "code", "ethnicity"], "by": "region"},
     {"type": "proportion", "column": "code", "by": "sex"},
 ]
+
+
+def survey_files(folder: Path, rows: int = 4000) -> dict[str, Path]:
+    """The survey as CSV (every digit of its doubles) and as Parquet in ``folder``."""
+    frame = survey(rows)
+    csv, parquet = folder / "survey.csv", folder / "survey.parquet"
+    frame.to_csv(csv, index=False, float_format="%.17g")
+    frame.to_parquet(parquet, index=False)
+    return {"csv": csv, "parquet": parquet}

@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
-from engine_tables import DROP, STATISTICS, schema, survey
+from engine_tables import DROP, STATISTICS, schema, survey_files
 from realistic_tables import REGIONS
 
 from workbench.core.data import category_texts, load_table, prepare
@@ -32,13 +32,7 @@ from workbench.core.statistics.quantiles import BoundsSearch, Quantiles
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("out_of_core")
-    frame = survey()
-    csv = folder / "survey.csv"
-    frame.to_csv(csv, index=False, float_format="%.17g")
-    parquet = folder / "survey.parquet"
-    frame.to_parquet(parquet, index=False)
-    return {"csv": csv, "parquet": parquet}
+    return survey_files(tmp_path_factory.mktemp("out_of_core"))
 
 
 @pytest.mark.parametrize("kind", ["csv", "parquet"])

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from engine_tables import STATISTICS, schema, survey
+from engine_tables import STATISTICS, schema, survey_files
 
 from workbench.core.data import category_texts, load_table, prepare
 from workbench.core.data.schema import Neighbouring
@@ -29,13 +29,7 @@ def spark():
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("spark")
-    frame = survey(3000)
-    csv = folder / "survey.csv"
-    frame.to_csv(csv, index=False, float_format="%.17g")
-    parquet = folder / "survey.parquet"
-    frame.to_parquet(parquet, index=False)
-    return {"csv": csv, "parquet": parquet}
+    return survey_files(tmp_path_factory.mktemp("spark"), 3000)
 
 
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
