@@ -162,10 +162,16 @@ class SparkData(SqlData):
     def _store(self, name: str, query: str, progress: Progress | None) -> None:
         from pyspark import StorageLevel
 
-        frame = self.spark.sql(query).persist(StorageLevel.MEMORY_AND_DISK)
-        frame.createOrReplaceTempView(name)
-        self._cached.append(frame)
-        frame.count()  # computed now, once: the aggregates read the cached rows
+        try:
+            frame = self.spark.sql(query).persist(StorageLevel.MEMORY_AND_DISK)
+            frame.createOrReplaceTempView(name)
+            self._cached.append(frame)
+            frame.count()  # computed now, once: the aggregates read the cached rows
+        except Exception as exc:  # noqa: BLE001 - Spark's errors come through py4j
+            raise DataFileError(
+                f"{self.source.name}: Spark could not read and prepare the file ({first_line(exc)}). Check that it is "
+                "complete and that its delimiter and encoding are right (--delimiter, --encoding)."
+            ) from None
         if progress is not None:
             progress(1.0)
 
