@@ -80,3 +80,15 @@ def test_release_with_engine_spark_from_the_command_line(sample_path, sample_pla
     result = json.loads((out / "results.json").read_text())
     mean_income = next(s for s in result["statistics"] if s["label"] == "mean of annual_income")
     assert 10_000 < mean_income["cells"][0]["value"] < 35_000  # the exact mean is about 21,000
+
+
+def test_what_spark_cannot_read_is_refused_with_what_to_do(spark, tmp_path):
+    from workbench.core.data.schema import NumericColumn, Schema
+    from workbench.core.errors import SchemaError
+
+    text = tmp_path / "wages.csv"
+    text.write_text("wage\n100\nabout 200\n")
+    with pytest.raises(SchemaError, match=r"'wage'.*numeric.*'about 200'"):
+        SparkData(spark_source(text), Schema((NumericColumn("wage", 0, 1000),)), spark=spark)
+    with pytest.raises(SchemaError, match="not in wages.csv"):
+        SparkData(spark_source(text), Schema((NumericColumn("income", 0, 1000),)), spark=spark)

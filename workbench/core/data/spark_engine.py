@@ -89,8 +89,9 @@ def spark_location(location: str | Path) -> str:
 class SparkData(SqlData):
     """Prepared data cached in Spark: answers ``Aggregate`` requests exactly. Private.
 
-    ``spark`` is a running SparkSession (tests share one); without it, one is started with ``master``
-    (default: Spark's own configuration, else local mode on every core) and stopped on ``close``.
+    ``spark`` is a running SparkSession (tests share one); without it, the one running in this process, or else
+    one started with ``master`` (default: Spark's own configuration, else local mode on every core) and stopped
+    on ``close``.
     """
 
     dialect = SparkDialect()
@@ -100,6 +101,10 @@ class SparkData(SqlData):
         schema.validate()
         self.schema = schema
         self.source = source
+        if spark is None:
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.getActiveSession()  # a session already running here is used, and left running
         self._own_session = spark is None
         if spark is None:
             spark = start_session(master)
