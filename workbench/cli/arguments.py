@@ -19,8 +19,12 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load(args: argparse.Namespace) -> Table:
-    delimiter = {"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter)
-    return load_table(args.data, delimiter=delimiter, encoding=args.encoding, sheet=args.sheet)
+    return load_table(args.data, delimiter=delimiter(args), encoding=args.encoding, sheet=args.sheet)
+
+
+def delimiter(args: argparse.Namespace) -> str | None:
+    """--delimiter as given, with a tab written as \\t or "tab"."""
+    return {"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter)
 
 
 def ledger_argument(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,14 @@ import json
 import textwrap
 from pathlib import Path
 
-from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
+from workbench.cli.arguments import (
+    data_arguments,
+    dataset_budget,
+    dataset_budget_argument,
+    delimiter,
+    ledger_argument,
+    load,
+)
 from workbench.cli.output import print_table, say, shortened
 from workbench.core.data import Table
 from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
@@ -76,15 +83,13 @@ def _release(args: argparse.Namespace) -> int:
     if choice is EngineChoice.SPARK:
         from workbench.core.data.spark_engine import SparkData, spark_source
 
-        delimiter = {"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter)
-        source = spark_source(args.data, delimiter=delimiter, encoding=args.encoding)
+        source = spark_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
         with SparkData(source, plan.used_schema(), master=args.spark_master) as data:
             _refuse_on_category_warnings(data, plan, args)
             result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
     elif choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
-        delimiter = {"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter)
-        source = file_source(args.data, delimiter=delimiter, encoding=args.encoding)
+        source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         why = "as asked" if choice is EngineChoice.OUT_OF_CORE else "it would take more than half of this machine's memory in pandas"
         say(f"Reading {source.name} out of core (DuckDB on the file, {why}).")
         with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit) as data:

@@ -38,20 +38,12 @@ class Expression:
     def __truediv__(self, other: Expression | Number) -> Expression:
         return Arithmetic("/", self, _wrap(other))
 
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return ()
-
 
 @dataclass(frozen=True, eq=False)
 class Column(Expression):
     """A prepared (clamped, imputed) numeric column, as a double."""
 
     name: str
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (self.name,)
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,20 +59,12 @@ class Arithmetic(Expression):
     left: Expression
     right: Expression
 
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (*self.left.columns, *self.right.columns)
-
 
 @dataclass(frozen=True, eq=False)
 class Rint(Expression):
     """The nearest integer, ties to even (numpy's ``rint``), as a 64-bit integer."""
 
     argument: Expression
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.argument.columns
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,10 +74,6 @@ class Clip(Expression):
     argument: Expression
     lower: int
     upper: int
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.argument.columns
 
 
 def rint(expression: Expression) -> Expression:

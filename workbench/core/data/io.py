@@ -203,7 +203,7 @@ def load_sample(
         except StopIteration:
             frame = pd.read_parquet(path)
         except Exception as exc:  # pyarrow's own exception types
-            raise DataFileError(f"{path.name}: the file cannot be read as a Parquet file ({_first_line(exc)}).") from exc
+            raise DataFileError(f"{path.name}: the file cannot be read as a Parquet file ({first_line(exc)}).") from exc
         table = Table(frame=frame, source=path, file_format="parquet")
     else:
         raise DataFileError(f"{path.name}: only CSV, TSV and Parquet files are read out of core.")
@@ -316,14 +316,14 @@ def _load_text(
         raise DataFileError(f"{path.name}: the file is empty. Check that it is the right file.") from exc
     except pd.errors.ParserError as exc:
         raise DataFileError(
-            f"{path.name}: the rows do not all have the same number of fields ({_first_line(exc)}). "
+            f"{path.name}: the rows do not all have the same number of fields ({first_line(exc)}). "
             f"The delimiter used was {_describe_delimiter(delimiter)}; if that is wrong, give the right one, "
             "otherwise repair the row in the file."
         ) from exc
     except FileNotFoundError:
         raise
     except (OSError, ValueError) as exc:
-        raise DataFileError(f"{path.name}: the file cannot be read ({_first_line(exc)}).") from exc
+        raise DataFileError(f"{path.name}: the file cannot be read ({first_line(exc)}).") from exc
     header = next(csv.reader([text_sample.lstrip("\ufeff").splitlines()[0]], delimiter=delimiter), [])
     if len(header) == frame.shape[1]:
         frame.columns = [name.strip() for name in header]  # undo pandas' renaming of duplicated names
@@ -336,7 +336,7 @@ def _describe_delimiter(delimiter: str | None) -> str:
     )
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
@@ -388,7 +388,7 @@ def _load_binary(path: Path, kind: str, sheet: str | int | None) -> Table:
         raise
     except Exception as exc:  # every reader has its own exception types; name the file and the reader's words
         raise DataFileError(
-            f"{path.name}: the file cannot be read as {_NAMES[kind]} ({_first_line(exc)}). It may be damaged, "
+            f"{path.name}: the file cannot be read as {_NAMES[kind]} ({first_line(exc)}). It may be damaged, "
             "incomplete (still being copied or written) or password-protected. Open it in the program that made "
             "it and save or export it again (CSV always works)."
         ) from exc

@@ -87,8 +87,6 @@ class PreparedData:
             cells, counts = np.unique(codes[keep], return_counts=True)
             return Answer(cells, counts.tolist(), request.size)
         values = np.asarray(evaluate(request.value, rows), dtype=np.int64)
-        if len(values) != len(rows):  # a constant: every row the same
-            values = np.full(len(rows), int(values), dtype=np.int64)
         codes, values = codes[keep], values[keep]
         order = np.argsort(codes, kind="stable")
         codes, values = codes[order], values[order]

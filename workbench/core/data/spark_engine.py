@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from workbench.core.data.io import TEXT_SUFFIXES
+from workbench.core.data.io import TEXT_SUFFIXES, first_line
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import (
     PANDAS_MISSING,
@@ -26,7 +26,6 @@ from workbench.core.data.sql_engine import (
     FileSource,
     Progress,
     SqlData,
-    first_line,
 )
 from workbench.core.errors import DataFileError, PlanError
 

@@ -184,7 +184,8 @@ class SqlData:
 
     def _prepare(self, progress: Progress | None) -> None:
         q, d = self.dialect.quote, self.dialect
-        names = self._file_columns()
+        types = self._file_types()  # asked once: reading a file's schema is a query of its own
+        names = self._file_columns(types)
         used = [spec for spec in self.schema.columns if isinstance(spec, (NumericColumn, CategoricalColumn))]
         id_column = self.schema.unit.id_column
         needed = [spec.name for spec in used] + ([id_column] if id_column and id_column not in {s.name for s in used} else [])
@@ -196,7 +197,7 @@ class SqlData:
                 "plan's column names."
             )
         numeric = {s.name for s in used if isinstance(s, NumericColumn)}
-        kinds = self._kinds(names, needed, [n for n in needed if n in numeric])
+        kinds = self._kinds(names, needed, [n for n in needed if n in numeric], types)
         roles = {n: "numeric" if n in numeric else "id" if n == id_column else "category" for n in needed}
         typed = {n: self._typed(q(names[n]), kinds[n], roles[n]) for n in needed}
         selected = [f"{typed[n]} AS {q(n)}" for n in needed]
@@ -226,10 +227,10 @@ class SqlData:
         self._store("prepared", f"SELECT {', '.join(columns) or '1 AS _one'} FROM ({rows}) AS source {' '.join(joins)}",
                     progress)
 
-    def _file_columns(self) -> dict[str, str]:
+    def _file_columns(self, types: list[tuple[str, str]]) -> dict[str, str]:
         """The file's columns: the name as the schema writes it (stripped) -> as the file does."""
         names: dict[str, str] = {}
-        for name, _ in self._file_types():
+        for name, _ in types:
             stripped = str(name).strip()
             if stripped in names:
                 raise DataFileError(
@@ -239,12 +240,13 @@ class SqlData:
             names[stripped] = str(name)
         return names
 
-    def _kinds(self, names: dict[str, str], needed: list[str], numeric: list[str]) -> dict[str, str]:
+    def _kinds(self, names: dict[str, str], needed: list[str], numeric: list[str],
+               file_types: list[tuple[str, str]]) -> dict[str, str]:
         """How pandas would type each needed column: 'number', 'integer', 'whole' (floats all whole), 'bool',
         'text'. A text file's columns are typed by their content, a Parquet file's by their stored type."""
         q, d = self.dialect.quote, self.dialect
         if self.source.file_format == "parquet":
-            types = {str(name).strip(): kind.upper() for name, kind in self._file_types()}
+            types = {str(name).strip(): kind.upper() for name, kind in file_types}
             kinds = {}
             for n in needed:
                 if types[n] == "BOOLEAN":
@@ -411,8 +413,3 @@ def position_guess(candidates: Sequence[float]) -> tuple[float, float] | None:
 def _clamped(value: str, lower: str, upper: str) -> str:
     """``value`` clamped into [lower, upper]; missing stays missing (least and greatest skip NULL)."""
     return f"CASE WHEN {value} < {lower} THEN {lower} WHEN {value} > {upper} THEN {upper} ELSE {value} END"
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return " ".join(text[0].split()) if text else type(exc).__name__
