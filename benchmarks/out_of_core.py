@@ -16,7 +16,6 @@ that reports its own peak memory. Targets: time at most 1.3x the baseline's, pea
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -28,7 +27,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from benchmarks import data
-from benchmarks.results import Result
+from benchmarks.results import Result, run_alone
 
 FULL_ROWS = 100_000_000
 QUICK_ROWS = 2_000_000
@@ -178,17 +177,7 @@ def run(quick: bool = False, rows: int | None = None, cap: int | None = None, cs
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--rows", type=int)
-    args = parser.parse_args(argv)
-    from benchmarks.results import table
-
-    results = run(args.quick, args.rows)
-    print(table(results))
-    for result in results:
-        if result.note:
-            print(f"- {result.name}: {result.note}")
+    run_alone(run, __doc__, argv)
 
 
 if __name__ == "__main__":

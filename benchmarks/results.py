@@ -7,8 +7,9 @@ both. Targets are checked here and printed; no test asserts a time (machines are
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass(frozen=True)
@@ -79,3 +80,16 @@ def table(results: list[Result]) -> str:
     lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
+
+
+def run_alone(run: Callable[[bool, int | None], list[Result]], description: str, argv: list[str] | None = None) -> None:
+    """A benchmark module run on its own (``python -m benchmarks.NAME [--quick] [--rows N]``): its table and notes."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rows", type=int)
+    args = parser.parse_args(argv)
+    results = run(args.quick, args.rows)
+    print(table(results))
+    for result in results:
+        if result.note:
+            print(f"- {result.name}: {result.note}")

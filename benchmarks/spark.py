@@ -12,14 +12,13 @@ time at most 1.3x the baseline's.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
 from pathlib import Path
 
 from benchmarks import data
 from benchmarks.out_of_core import large_parquet
-from benchmarks.results import Result
+from benchmarks.results import Result, run_alone
 
 FULL_ROWS = 20_000_000
 QUICK_ROWS = 2_000_000
@@ -85,16 +84,7 @@ def run(quick: bool = False, rows: int | None = None) -> list[Result]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--rows", type=int)
-    args = parser.parse_args(argv)
-    from benchmarks.results import table
-
-    results = run(args.quick, args.rows)
-    print(table(results))
-    for result in results:
-        print(f"- {result.name}: {result.note}")
+    run_alone(run, __doc__, argv)
 
 
 if __name__ == "__main__":
