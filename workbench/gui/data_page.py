@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.data import ColumnProposal, Table, propose_kinds
 from workbench.gui.table_model import PREVIEW_ROWS, ColumnProposalModel, FramePreviewModel
+from workbench.gui.workers import show_fraction
 
 RESIZED_COLUMNS = 60  # preview columns sized to their contents; sizing thousands would freeze the window
 
@@ -74,10 +75,7 @@ class DataPage(QWidget):
         self.loading.show()
 
     def show_progress(self, fraction: float) -> None:
-        if self.progress.maximum() == 0:
-            self.progress.setRange(0, 1000)
-        self.progress.setValue(round(1000 * fraction))
-        self.progress.setFormat(f"{100 * fraction:.0f}% read")
+        show_fraction(self.progress, fraction, "read")
 
     def hide_loading(self) -> None:
         self.loading.hide()

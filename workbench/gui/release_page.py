@@ -40,7 +40,7 @@ from workbench.core.release import (
 )
 from workbench.core.report import error_words, released_number, reliability_words, write_report
 from workbench.gui.document import PlanDocument
-from workbench.gui.workers import Task
+from workbench.gui.workers import Task, show_fraction
 
 HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability", "ε", "δ", "Mechanism", "Note"]
 
@@ -232,10 +232,7 @@ class ReleasePage(QWidget):
         task.start()
 
     def _progress(self, fraction: float) -> None:
-        if self.busy.maximum() == 0:
-            self.busy.setRange(0, 1000)
-        self.busy.setValue(round(1000 * fraction))
-        self.busy.setFormat(f"{100 * fraction:.0f}% of the file read")
+        show_fraction(self.busy, fraction, "of the file read")
 
     def cancel_release(self) -> None:
         """Stop reading the file; refused once the release is being charged (it is then shown, as every charge)."""

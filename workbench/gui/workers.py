@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtWidgets import QProgressBar
 
 from workbench.core.errors import Cancelled
 
@@ -68,3 +69,11 @@ class Task(QObject):
         if self.cancelled:
             raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
         self.committed = True
+
+
+def show_fraction(bar: QProgressBar, fraction: float, words: str) -> None:
+    """A task's reported fraction on ``bar`` ("42% read"): busy until the first report, then measured."""
+    if bar.maximum() == 0:
+        bar.setRange(0, 1000)
+    bar.setValue(round(1000 * fraction))
+    bar.setFormat(f"{100 * fraction:.0f}% {words}")
