@@ -92,11 +92,13 @@ class DataPage(QWidget):
             self.preview.resizeColumnToContents(column)
         shown = min(PREVIEW_ROWS, len(frame))
         if table.sample_rows is not None:
+            read = (f"so only its first {len(frame):,} rows were read" if len(frame) >= table.sample_rows
+                    else f"so it was read as a sample of its first rows: all {len(frame):,} of them")
             self.summary.setText(
-                f"<b>{table.source.name}</b> is too large to hold in this computer's memory, so only its first "
-                f"{len(frame):,} rows were read: the first {shown} are shown, and the kinds proposed below are "
-                f"proposed from those {len(frame):,} rows (check them in step 3). The release reads the whole file "
-                "out of core, with the same exact answers. What you see here stays on this computer."
+                f"<b>{table.source.name}</b> is too large to hold in this computer's memory, {read}: the first "
+                f"{shown} are shown, and the kinds proposed below are proposed from those {len(frame):,} rows (check "
+                "them in step 3). The release reads the whole file out of core, with the same exact answers. What you "
+                "see here stays on this computer."
             )
             return
         self.summary.setText(
