@@ -183,24 +183,34 @@ def ledger_state(path: Path) -> list[tuple[int, str]]:
 
 def meddle_while_reading(monkeypatch, path: Path, meddle: str) -> None:
     """Make ``path`` change ('append') or disappear ('delete') while the loader reads it: another program
-    writing the file, or a network drive dropping it, in the middle of the read."""
+    writing the file, or a network drive dropping it, in the middle of the read (whichever reader, Arrow's
+    or pandas', is reading it)."""
     import pandas as pd
 
     from workbench.core.data import io
 
-    real = pd.read_csv
+    real_pandas, real_arrow, done = pd.read_csv, io.read_like_pandas, []
 
-    def read_csv(source, *args, **kwargs):
+    def do_meddle() -> None:
+        if done:
+            return
+        done.append(meddle)
         if meddle == "append":
             with path.open("a", encoding="utf-8") as handle:
                 handle.write("99,99,Somewhere\n")
         else:
             path.unlink()
-        return real(source, *args, **kwargs) if meddle == "append" else real(io_copy, *args, **kwargs)
 
-    io_copy = path.with_name(path.name + ".copy")
-    io_copy.write_bytes(path.read_bytes())
+    def read_csv(source, *args, **kwargs):
+        do_meddle()
+        return real_pandas(source, *args, **kwargs)
+
+    def read_like_pandas(*args, **kwargs):
+        do_meddle()
+        return real_arrow(*args, **kwargs)
+
     monkeypatch.setattr(io.pd, "read_csv", read_csv)
+    monkeypatch.setattr(io, "read_like_pandas", read_like_pandas)
 
 
 MEDDLED = {"append": r"changed while it was being read .* Nothing was loaded",

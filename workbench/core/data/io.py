@@ -1,6 +1,7 @@
 """Read a data file into a Table.
 
-pandas, pyarrow, python-calamine and pyreadstat do the reading; this module only picks the
+pandas, pyarrow, python-calamine and pyreadstat do the reading (text through Arrow's multi-threaded reader
+where it types the columns as pandas would, ``arrow_text``); this module only picks the
 reader, detects a text file's encoding and delimiter, and turns every failure into a
 ``DataFileError`` that names the file, the problem and what to do about it.
 """
@@ -10,14 +11,16 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import mmap
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, BinaryIO, Callable, Mapping
 
 import pandas as pd
 
+from workbench.core.data.arrow_text import read_like_pandas
 from workbench.core.errors import DataFileError
 
 TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
@@ -301,12 +304,16 @@ def _load_text(
         raise DataFileError(f"{path.name}: unknown text encoding '{encoding}'. Use e.g. utf-8 or latin-1.") from exc
     if explicit is None:
         delimiter = detect_delimiter(text_sample, delimiter or ",")
+    def open_file() -> BinaryIO:
+        return path.open("rb") if progress is None else _WatchedFile(path, progress)
+
     try:
-        if progress is None:
-            frame = pd.read_csv(path, sep=delimiter, encoding=encoding, engine="c", low_memory=False, nrows=rows)
-        else:
-            with _WatchedFile(path, progress) as watched:
-                frame = pd.read_csv(watched, sep=delimiter, encoding=encoding, engine="c", low_memory=False)
+        frame = None
+        if rows is None and encoding in ("utf-8", "utf-8-sig"):
+            frame = read_like_pandas(open_file, delimiter or ",", quoted=_has_quotes(path))
+        if frame is None:
+            with open_file() as source:
+                frame = pd.read_csv(source, sep=delimiter, encoding=encoding, engine="c", low_memory=False, nrows=rows)
     except UnicodeDecodeError as exc:
         raise DataFileError(
             f"{path.name}: the text is not valid {encoding} (byte {exc.start} cannot be read). "
@@ -328,6 +335,15 @@ def _load_text(
     if len(header) == frame.shape[1]:
         frame.columns = [name.strip() for name in header]  # undo pandas' renaming of duplicated names
     return Table(frame=frame, source=path, file_format="text", encoding=encoding, delimiter=delimiter)
+
+
+def _has_quotes(path: Path) -> bool:
+    """Whether the file holds a quotation mark anywhere (a scan at memory speed)."""
+    with path.open("rb") as handle:
+        if path.stat().st_size == 0:
+            return False
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as contents:
+            return contents.find(b'"') >= 0
 
 
 def _describe_delimiter(delimiter: str | None) -> str:
