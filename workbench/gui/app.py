@@ -7,14 +7,13 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from workbench.core.release import PrintVersion
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dp-workbench-gui", description="DP Workbench desktop application")
     parser.add_argument("data", nargs="?", type=Path, help="a table (or a .json plan) to open at start")
     parser.add_argument("--plan", type=Path, help="a plan to open at start")
-    parser.add_argument("--version", action=PrintVersion)
+    parser.add_argument("--version", action="store_true",
+                        help="print the versions of DP Workbench and what it rests on, and exit")
     parser.add_argument(
         "--smoke-test", nargs="?", const="", metavar="DIR",
         help="walk through every step on the sample data (or DATA and --plan), release against a throw-away "
@@ -23,10 +22,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--screenshot", type=Path, help="with --smoke-test: also save the first step as this PNG")
     parser.add_argument(
         "--quit-when-shown", action="store_true",
-        help="print the time (seconds since the epoch) when the main window has been shown, and quit: how long "
-        "the app takes to start, measured by packaging/measure.py",
+        help="print the times (seconds since the epoch) when the main window is first painted and when its steps "
+        "are built, and quit: how long the app takes to start, measured by benchmarks/ and packaging/measure.py",
     )
     args = parser.parse_args(argv)
+    if args.version:  # imported only when asked: the versions module imports the core, which takes a second
+        from workbench.core.release.versions import version_text
+
+        print(version_text())
+        return 0
 
     from PySide6.QtWidgets import QApplication
 
@@ -40,20 +44,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.smoke_test is not None:
         return _smoke_test(window, args)
     if args.quit_when_shown:
-        import time
+        return _time_start(app, window)
+    if args.plan is not None or args.data is not None:
+        from workbench.gui.main_window import AfterFirstPaint
 
-        from PySide6.QtCore import QTimer
+        AfterFirstPaint(window, lambda: _open_at_start(window, args))  # the window first, then the files
+    return app.exec()
 
-        def shown() -> None:  # runs once the first events, the window's paint among them, are handled
-            print(f"shown at {time.time():.3f}", flush=True)
-            app.quit()
 
-        QTimer.singleShot(0, shown)
-        return app.exec()
+def _open_at_start(window, args) -> None:
     if args.plan is not None:
         window.open_plan(args.plan)
     if args.data is not None:
         window.open_any(args.data)  # a user error is shown in a dialog
+
+
+def _time_start(app, window) -> int:
+    """Print when the window is first painted ("shown at", seconds since the epoch) and when its steps are
+    built ("ready at"), then quit: how long the app takes to start, for benchmarks/ and packaging/measure.py."""
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    from workbench.gui.main_window import AfterFirstPaint
+
+    def ready() -> None:
+        window.build_steps()  # built already, in the turn before this one
+        print(f"ready at {time.time():.3f}", flush=True)
+        app.quit()
+
+    def shown() -> None:
+        print(f"shown at {time.time():.3f}", flush=True)
+        QTimer.singleShot(0, ready)
+
+    AfterFirstPaint(window, shown)  # installed after the window's own: runs first
     return app.exec()
 
 

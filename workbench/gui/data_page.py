@@ -40,9 +40,9 @@ class LoadedTable:
 
 
 class DataPage(QWidget):
-    def __init__(self) -> None:
+    def __init__(self, no_table_yet: str) -> None:
         super().__init__()
-        self.summary = QLabel("Open a table with File > Open, or drop a file onto this window.")
+        self.summary = QLabel(no_table_yet)  # what to do, until a table is open
         self.summary.setWordWrap(True)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # busy until the reading reports how far it is

@@ -2,65 +2,94 @@
 
 Load, describe, choose, preview, release: each step is a page that observes the open
 ``PlanDocument``; no page computes DP itself.
+
+The window is shown before its steps are built: they import pandas, OpenDP and pyqtgraph (about a
+second), which would keep the window off the screen. It opens with its menus and the six tabs, and
+builds the steps just after its first paint, or at once when anything asks for a step or the document.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
 
 from workbench import __version__
-from workbench.core.data import SUPPORTED, SheetNeeded, Table, load_sample, load_table
-from workbench.core.data.engines import out_of_core_is_needed
 from workbench.core.errors import WorkbenchError
-from workbench.gui.columns_page import ColumnsPage
-from workbench.gui.data_page import DataPage, LoadedTable
-from workbench.gui.document import PlanDocument
-from workbench.gui.preview_page import PreviewPage
-from workbench.gui.release_page import ReleasePage
-from workbench.gui.statistics_page import StatisticsPage
-from workbench.gui.unit_page import UnitPage
 from workbench.gui.workers import Task
+
+if TYPE_CHECKING:
+    from workbench.core.data import Table
+    from workbench.gui.data_page import LoadedTable
 
 RECENT_KEY, RECENT_MAX = "recent_files", 8
 PLAN_SUFFIX = ".json"
+NO_TABLE_YET = "Open a table with File > Open, or drop a file onto this window."
+STEPS = (
+    ("&1 Data", "The table you opened"),
+    ("&2 Who is protected", "One row, or a person with several rows; which neighbours"),
+    ("&3 Columns", "Kinds, public bounds and categories"),
+    ("&4 Statistics", "What to release"),
+    ("&5 Budget && preview", "ε, δ, expected errors and the ledger"),
+    ("&6 Release", "Release and export"),
+)
+
+
+class _Built:
+    """A part of the window that exists once the steps are built: asking for it builds them first."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attribute = "_" + name
+
+    def __get__(self, window: "MainWindow | None", owner: type | None = None):
+        if window is None:
+            return self
+        window.build_steps()
+        return getattr(window, self.attribute)
+
+
+class AfterFirstPaint(QObject):
+    """Calls ``then`` once, in the event loop's next turn after ``widget`` is first painted."""
+
+    def __init__(self, widget: QMainWindow, then) -> None:
+        super().__init__(widget)
+        self._then = then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self._then)
+        return False
 
 
 class MainWindow(QMainWindow):
+    document = _Built()
+    tabs = _Built()
+    data_page = _Built()
+    unit_page = _Built()
+    columns_page = _Built()
+    statistics_page = _Built()
+    preview_page = _Built()
+    release_page = _Built()
+
     def __init__(self) -> None:
         super().__init__()
-        self.document = PlanDocument()
         self.loading: Task | None = None
         self.settings = QSettings("DP Workbench", "DP Workbench")  # recent files; opened once (slow to open)
         self.shown: LoadedTable | None = None  # the table on show, with its proposals
+        self.built = False
         self.resize(1280, 820)
         self.setAcceptDrops(True)
-
-        self.data_page = DataPage()
-        self.unit_page = UnitPage(self.document)
-        self.columns_page = ColumnsPage(self.document)
-        self.statistics_page = StatisticsPage(self.document)
-        self.preview_page = PreviewPage(self.document)
-        self.release_page = ReleasePage(self.document, self.preview_page.budget.dataset_budget)
-        self.tabs = QTabWidget()
-        for page, title, tip in (
-            (self.data_page, "&1 Data", "The table you opened"),
-            (self.unit_page, "&2 Who is protected", "One row, or a person with several rows; which neighbours"),
-            (self.columns_page, "&3 Columns", "Kinds, public bounds and categories"),
-            (self.statistics_page, "&4 Statistics", "What to release"),
-            (self.preview_page, "&5 Budget && preview", "ε, δ, expected errors and the ledger"),
-            (self.release_page, "&6 Release", "Release and export"),
-        ):
-            self.tabs.setTabToolTip(self.tabs.addTab(page, title), tip)
-        self.setCentralWidget(self.tabs)
-        self.data_page.cancel.clicked.connect(self.cancel_loading)
-        self.release_page.released.connect(lambda _: self.preview_page.budget.invalidate())
-        self.columns_page.dataset_budget = self.preview_page.budget.dataset_budget
-        self.columns_page.bounds_released.connect(lambda _: self.preview_page.budget.invalidate())
-        self.document.changed.connect(self._update_title)
+        self._tabs = QTabWidget()
+        for title, tip in STEPS:  # each step's page comes in ``build_steps``; until then, what step 1 will say
+            waiting = QLabel(NO_TABLE_YET if not self._tabs.count() else "")
+            waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self._tabs.setTabToolTip(self._tabs.addTab(waiting, title), tip)
+        self.setCentralWidget(self._tabs)
 
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addAction(QAction("&Open data…", self, shortcut=QKeySequence.StandardKey.Open, triggered=self.choose_file))
@@ -75,10 +104,50 @@ class MainWindow(QMainWindow):
         tools_menu.addAction(QAction("&Randomised response designer…", self, triggered=self.open_randomized_response))
         self._fill_recent()
         self.statusBar().showMessage("Ready. Nothing you open leaves this computer.")
+        self.setWindowTitle(f"DP Workbench {__version__}")
+        AfterFirstPaint(self, self.build_steps)
+
+    def build_steps(self) -> None:
+        """Build the document and the six steps (once): the imports of the core, pandas and pyqtgraph happen here."""
+        if self.built:
+            return
+        self.built = True
+        from workbench.gui.columns_page import ColumnsPage
+        from workbench.gui.data_page import DataPage
+        from workbench.gui.document import PlanDocument
+        from workbench.gui.preview_page import PreviewPage
+        from workbench.gui.release_page import ReleasePage
+        from workbench.gui.statistics_page import StatisticsPage
+        from workbench.gui.unit_page import UnitPage
+
+        self._document = document = PlanDocument()
+        self._data_page = DataPage(NO_TABLE_YET)
+        self._unit_page = UnitPage(document)
+        self._columns_page = ColumnsPage(document)
+        self._statistics_page = StatisticsPage(document)
+        self._preview_page = PreviewPage(document)
+        self._release_page = ReleasePage(document, self._preview_page.budget.dataset_budget)
+        pages = (self._data_page, self._unit_page, self._columns_page, self._statistics_page, self._preview_page,
+                 self._release_page)
+        current = self._tabs.currentIndex()
+        for index, page in enumerate(pages):
+            waiting = self._tabs.widget(index)
+            self._tabs.removeTab(index)
+            self._tabs.insertTab(index, page, STEPS[index][0])
+            self._tabs.setTabToolTip(index, STEPS[index][1])
+            waiting.deleteLater()
+        self._tabs.setCurrentIndex(current)
+        self._data_page.cancel.clicked.connect(self.cancel_loading)
+        self._release_page.released.connect(lambda _: self._preview_page.budget.invalidate())
+        self._columns_page.dataset_budget = self._preview_page.budget.dataset_budget
+        self._columns_page.bounds_released.connect(lambda _: self._preview_page.budget.invalidate())
+        document.changed.connect(self._update_title)
         self._update_title()
 
     # -- data ----------------------------------------------------------------------------------
     def choose_file(self) -> None:
+        from workbench.core.data import SUPPORTED
+
         patterns = " ".join(f"*{suffix}" for suffix in SUPPORTED.split(", "))
         path, _ = QFileDialog.getOpenFileName(self, "Open a table", "", f"Tables ({patterns});;All files (*)")
         if path:
@@ -86,6 +155,10 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: Path, sheet: str | None = None) -> None:
         """Load ``path`` off the GUI thread; on a user error show its message and keep the current table."""
+        from workbench.core.data import load_sample, load_table
+        from workbench.core.data.engines import out_of_core_is_needed
+        from workbench.gui.data_page import LoadedTable
+
         if self.loading is not None:
             self.loading.cancel()
         self.data_page.show_loading(path.name)
@@ -109,7 +182,7 @@ class MainWindow(QMainWindow):
         if self.shown is not None:
             self.data_page.show_table(self.shown)
         else:
-            self.data_page.summary.setText("Open a table with File > Open, or drop a file onto this window.")
+            self.data_page.summary.setText(NO_TABLE_YET)
 
     def _loaded(self, task: Task, loaded: LoadedTable) -> None:
         if task is not self.loading:
@@ -124,6 +197,8 @@ class MainWindow(QMainWindow):
         self.data_page.hide_loading()
         if self.shown is not None:
             self.data_page.show_table(self.shown)
+        from workbench.core.data import SheetNeeded
+
         if isinstance(exc, SheetNeeded):
             sheet, chosen = QInputDialog.getItem(
                 self, "Which sheet?", f"{path.name} has several sheets. Which one holds the table?",
@@ -139,6 +214,9 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, "The file cannot be opened", message)
 
     def show_table(self, loaded: LoadedTable | Table) -> None:
+        from workbench.core.data import Table
+        from workbench.gui.data_page import LoadedTable
+
         if isinstance(loaded, Table):
             loaded = LoadedTable.of(loaded)
         table = loaded.table
@@ -233,7 +311,7 @@ class MainWindow(QMainWindow):
 
     def _may_discard(self) -> bool:
         """Ask before unsaved changes to the plan would be lost; True if it is fine to go on."""
-        if not self.document.dirty:
+        if not self.built or not self.document.dirty:
             return True
         answer = QMessageBox.question(
             self,
