@@ -6,7 +6,9 @@ read once before, so both find it cached). Ours is what the app runs off the GUI
 ``load_table`` with a progress callback (text is read through a watched file object), which
 detects the encoding and delimiter and checks the file did not change while read.
 
-- CSV: against ``pandas.read_csv`` with the C engine; targets 1.3x the time, 2x the memory.
+- CSV: against ``pandas.read_csv`` with the C engine; targets 0.7x the time (ours reads with Arrow's
+  multi-threaded reader), 2x the memory. Also against ``pyarrow.csv.read_csv(...).to_pandas()`` alone,
+  reported: ours adds the detection of encoding and delimiter and the checks that keep pandas' typing.
 - Parquet: against ``pyarrow.parquet.read_table(...).to_pandas()``; target 1.3x the time.
 - Excel (28,000 x 8): against ``pandas.read_excel`` with openpyxl, pandas' default engine and what
   the app used before; target at least 5x faster (0.2x the time).
@@ -54,6 +56,7 @@ CALLS = {
              "load_table(sys.argv[1], progress=lambda done: None).frame"),
     "ours_step1": (_LIBRARIES + _STEP1, "step1(sys.argv[1])"),
     "pyarrow_parquet": (_LIBRARIES, "pq.read_table(sys.argv[1]).to_pandas()"),
+    "pyarrow_csv": (_LIBRARIES + "import pyarrow.csv as pa_csv", "pa_csv.read_csv(sys.argv[1]).to_pandas()"),
     "openpyxl_excel": (_LIBRARIES + "import openpyxl", "pd.read_excel(sys.argv[1], engine='openpyxl')"),
 }
 
@@ -80,13 +83,16 @@ def run(files: dict[str, Path], repeats: int) -> list[Result]:
     for path in files.values():
         path.read_bytes()  # into the page cache, for both sides alike
     csv_ours, csv_base = best_of("ours", files["csv"], repeats), best_of("pandas_csv", files["csv"], repeats)
+    csv_arrow = best_of("pyarrow_csv", files["csv"], repeats)
     pq_ours, pq_base = best_of("ours", files["parquet"], repeats), best_of("pyarrow_parquet", files["parquet"], repeats)
     xlsx_ours, xlsx_base = best_of("ours", files["xlsx"], repeats), best_of("openpyxl_excel", files["xlsx"], repeats)
     size = files["csv"].stat().st_size / 1e6
     rows = f"{csv_ours['rows']:,} rows"
     return [
         Result("CSV load: time", csv_ours["seconds"], csv_base["seconds"], "s", "pandas.read_csv, C engine",
-               max_ratio=1.3, note=f"{rows}, {size:.0f} MB; fastest of {repeats} fresh processes"),
+               max_ratio=0.7, note=f"{rows}, {size:.0f} MB; fastest of {repeats} fresh processes"),
+        Result("CSV load: time against Arrow alone", csv_ours["seconds"], csv_arrow["seconds"], "s",
+               "pyarrow.csv.read_csv + to_pandas", note="ours adds detection and the checks that keep pandas' typing"),
         Result("CSV load: peak memory", csv_ours["peak_mb"], csv_base["peak_mb"], "MB", "pandas.read_csv",
                max_ratio=2.0, note="whole process (interpreter and imports included)"),
         Result("Parquet load: time", pq_ours["seconds"], pq_base["seconds"], "s",
