@@ -2,6 +2,8 @@
 
 Widgets observe ``PlanDocument.changed`` and replace the plan with ``update``; the plan
 itself is the core's immutable ``ReleasePlan`` (napari style: the model knows no widget).
+Every ``update`` is a step on ``history``, Qt's undo stack: undo and redo put the plan before or
+after it back, and the widgets follow through ``changed`` as they do for any edit.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from workbench.core.data import ColumnProposal, Schema, Table, check_columns_exist, propose_kinds
 from workbench.core.errors import WorkbenchError
@@ -35,13 +38,17 @@ class PlanDocument(QObject):
         self.dirty = False
         self.confidence = 0.95
         self._budgeted: tuple[ReleasePlan, ReleasePlan] | None = None  # the last plan and its budgeted form
+        self.history = QUndoStack(self)  # the edits of steps 2 to 5, for Edit > Undo and Redo
 
     # -- edits -----------------------------------------------------------------------------
     def update(self, plan: ReleasePlan) -> None:
         if plan != self.plan:
-            self.plan = plan
-            self.dirty = True
-            self.changed.emit()
+            self.history.push(_PlanEdit(self, self.plan, plan))  # pushing applies it
+
+    def _show(self, plan: ReleasePlan) -> None:
+        self.plan = plan
+        self.dirty = True
+        self.changed.emit()
 
     def set_table(self, table: Table, proposals: Sequence[ColumnProposal] | None = None) -> None:
         """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh."""
@@ -52,11 +59,13 @@ class PlanDocument(QObject):
         absent = tuple(spec for spec in self.plan.schema.columns if spec.name not in table.columns)
         columns = described + absent  # a plan for other data keeps its columns; the release step says so
         self.plan = replace(self.plan, schema=replace(self.plan.schema, columns=columns))  # the name is the user's
+        self.history.clear()  # another table: undoing into the last one's descriptions would mislead
         self.dirty = True
         self.changed.emit()
 
     def open_plan(self, path: Path) -> None:
         self.plan = ReleasePlan.load(path)
+        self.history.clear()
         self.path, self.dirty = path, False
         self.changed.emit()
 
@@ -100,3 +109,32 @@ class PlanDocument(QObject):
         except WorkbenchError as exc:
             problems.append(str(exc))
         return problems
+
+
+class _PlanEdit(QUndoCommand):
+    """One edit of the plan: the plan before and after it, and what it changed, in words for the Edit menu."""
+
+    def __init__(self, document: PlanDocument, before: ReleasePlan, after: ReleasePlan) -> None:
+        super().__init__(edit_words(before, after))
+        self._document, self._before, self._after = document, before, after
+
+    def redo(self) -> None:
+        self._document._show(self._after)
+
+    def undo(self) -> None:
+        self._document._show(self._before)
+
+
+def edit_words(before: ReleasePlan, after: ReleasePlan) -> str:
+    """What an edit changed, as the Edit menu names it ("Undo the budget")."""
+    if (before.schema.unit, before.schema.neighbouring) != (after.schema.unit, after.schema.neighbouring):
+        return "who is protected"
+    if before.schema != after.schema:
+        return "the columns"
+    if before.statistics != after.statistics:
+        return "the statistics"
+    if before.total != after.total:
+        return "the budget"
+    if before.dataset != after.dataset:
+        return "the dataset's description"
+    return "the plan"

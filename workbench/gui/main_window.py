@@ -75,6 +75,8 @@ class MainWindow(QMainWindow):
     statistics_page = _Built()
     preview_page = _Built()
     release_page = _Built()
+    undo_action = _Built()
+    redo_action = _Built()
 
     def __init__(self) -> None:
         super().__init__()
@@ -100,6 +102,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(QAction("Save plan &as…", self, shortcut=QKeySequence.StandardKey.SaveAs, triggered=self.save_plan_as))
         file_menu.addSeparator()
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
+        self._edit_menu = self.menuBar().addMenu("&Edit")  # undo and redo every edit of steps 2 to 5
+        for words in ("&Undo", "&Redo"):  # until the document exists; then its history's own actions
+            self._edit_menu.addAction(QAction(words, self, enabled=False))
         tools_menu = self.menuBar().addMenu("&Tools")
         tools_menu.addAction(QAction("&Randomised response designer…", self, triggered=self.open_randomized_response))
         self._fill_recent()
@@ -142,6 +147,12 @@ class MainWindow(QMainWindow):
         self._columns_page.dataset_budget = self._preview_page.budget.dataset_budget
         self._columns_page.bounds_released.connect(lambda _: self._preview_page.budget.invalidate())
         document.changed.connect(self._update_title)
+        self._undo_action = document.history.createUndoAction(self, "&Undo")  # "Undo the budget"
+        self._undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self._redo_action = document.history.createRedoAction(self, "&Redo")
+        self._redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+        self._edit_menu.clear()
+        self._edit_menu.addActions([self._undo_action, self._redo_action])
         self._update_title()
 
     # -- data ----------------------------------------------------------------------------------

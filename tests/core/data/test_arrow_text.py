@@ -65,6 +65,14 @@ def read_with_pandas(path: Path, delimiter: str = ",") -> pd.DataFrame:
     return frame
 
 
+@pytest.fixture(autouse=True)
+def arrow_for_every_size(monkeypatch):
+    """Small files are read by pandas in the app; here, every file goes to Arrow first."""
+    from workbench.core.data import io
+
+    monkeypatch.setattr(io, "ARROW_FROM_BYTES", 0)
+
+
 def test_pandas_missing_spellings_are_still_pandas_own():
     from pandas._libs.parsers import STR_NA_VALUES
 

@@ -10,6 +10,7 @@ the caller reads the file with pandas, so the odd file is slower, never typed di
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import BinaryIO, Callable
 
 import pandas as pd
@@ -46,17 +47,22 @@ def read_like_pandas(open_file: Opener, delimiter: str, quoted: bool = True) -> 
         table = _read(open_file, delimiter, quoted, as_text)
         if table is None or not all(_plain(column.type) for column in table.columns):
             return None
-    if table.num_rows == 0 or any(not _typed_as_pandas_would(table, i, open_file, delimiter)
-                                  for i in range(table.num_columns)):
+    names = table.column_names
+    repeated = {name for name, times in Counter(names).items() if times > 1}
+    if table.num_rows == 0 or any(not _typed_as_pandas_would(table.column(i), names[i], names[i] not in repeated,
+                                                             open_file, delimiter) for i in range(table.num_columns)):
         return None
-    frame = table.to_pandas(split_blocks=True, self_destruct=True)
+    empty = [i for i, column in enumerate(table.columns) if column.null_count == table.num_rows]
+    truths_missing = [i for i, column in enumerate(table.columns)
+                      if pa.types.is_boolean(column.type) and 0 < column.null_count < table.num_rows]
+    # one block per column saves a copy of a long table; a wide one converts far faster into few blocks
+    frame = table.to_pandas(split_blocks=table.num_columns <= 100, self_destruct=True)
     del table
-    for position in range(frame.shape[1]):
+    for position in empty:  # an empty column: pandas reads it as numbers, all NaN
+        frame.isetitem(position, frame.iloc[:, position].astype(float))
+    for position in truths_missing:  # truth values with missing ones: pandas writes NaN where Arrow writes None
         column = frame.iloc[:, position]
-        if column.isna().all():  # an empty column: pandas reads it as numbers, all NaN
-            frame.isetitem(position, column.astype(float))
-        elif column.dtype == object:  # truth values with missing ones: pandas writes NaN where Arrow writes None
-            frame.isetitem(position, column.where(column.notna(), float("nan")))
+        frame.isetitem(position, column.where(column.notna(), float("nan")))
     return frame
 
 
@@ -79,8 +85,9 @@ def _plain(kind: pa.DataType) -> bool:
             or pa.types.is_string(kind) or pa.types.is_null(kind))
 
 
-def _typed_as_pandas_would(table: pa.Table, position: int, open_file: Opener, delimiter: str) -> bool:
-    column, name, kind = table.column(position), table.column_names[position], table.schema.field(position).type
+def _typed_as_pandas_would(column: pa.ChunkedArray, name: str, unique_name: bool, open_file: Opener,
+                           delimiter: str) -> bool:
+    kind = column.type
     if pa.types.is_string(kind):
         return not _all_match(column.slice(0, _FIRST_VALUES)) or not _all_match(pc.unique(column))
     if pa.types.is_float64(kind):
@@ -89,7 +96,7 @@ def _typed_as_pandas_would(table: pa.Table, position: int, open_file: Opener, de
         if column.null_count == 0 and _all_true(pc.equal(pc.floor(column), column)):
             # whole numbers that pandas reads as integers unless one is written with a point ("3.0"): "+3",
             # or beyond 64 bits
-            return table.column_names.count(name) == 1 and _some_written_with_point(open_file, delimiter, name)
+            return unique_name and _some_written_with_point(open_file, delimiter, name)
     return True
 
 
