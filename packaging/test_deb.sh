@@ -55,14 +55,14 @@ dp-workbench ledger show | grep -q "1 release" || fail "the ledger lost its rele
 dp-workbench-gui --smoke-test "$WORK/shots-newer" >/dev/null
 test -s "$WORK/shots-newer/06-release.png" || fail "the upgraded app's walk through the steps"
 
-say "apt remove, then purge"
+say "apt purge (removes the package and anything it configured)"
 dpkg-query -L dp-workbench > "$WORK/installed-files.txt"
-apt_quiet remove dp-workbench
+user_data > "$WORK/user-data-before-removal.txt"
 apt_quiet purge dp-workbench
 left=$(while read -r path; do if [ -e "$path" ] && [ ! -d "$path" ]; then echo "$path"; fi; done < "$WORK/installed-files.txt")
 [ -z "$left" ] || fail "files left after removal: $left"
 [ ! -e /opt/dp-workbench ] || fail "/opt/dp-workbench is still there: $(find /opt/dp-workbench | head)"
-! command -v dp-workbench >/dev/null || fail "dp-workbench is still on the PATH"
+hash -r; ! command -v dp-workbench >/dev/null || fail "dp-workbench is still on the PATH: $(command -v dp-workbench)"
 user_data > "$WORK/user-data-removed.txt"
-diff "$WORK/user-data-before.txt" "$WORK/user-data-removed.txt" >&2 || fail "removing the package touched the user's data"
+diff "$WORK/user-data-before-removal.txt" "$WORK/user-data-removed.txt" >&2 || fail "removing the package touched the user's data"
 say "The package works: installed, upgraded and removed; the user's ledger and recent files were kept"
