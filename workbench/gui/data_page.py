@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QStackedLayout,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -40,9 +41,12 @@ class LoadedTable:
 
 
 class DataPage(QWidget):
-    def __init__(self, no_table_yet: str) -> None:
+    """The welcome screen until a table is open (or being opened); then the table."""
+
+    def __init__(self, welcome: QWidget) -> None:
         super().__init__()
-        self.summary = QLabel(no_table_yet)  # what to do, until a table is open
+        self.welcome = welcome
+        self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # busy until the reading reports how far it is
@@ -64,12 +68,21 @@ class DataPage(QWidget):
         splitter.addWidget(self.preview)
         splitter.addWidget(self.columns)
         splitter.setSizes([420, 240])
-        layout = QVBoxLayout(self)
+        self.table_view = QWidget()
+        layout = QVBoxLayout(self.table_view)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
         layout.addWidget(self.loading)
         layout.addWidget(splitter)
+        self.stack = QStackedLayout(self)
+        self.stack.addWidget(welcome)
+        self.stack.addWidget(self.table_view)
+
+    def show_welcome(self) -> None:
+        self.stack.setCurrentWidget(self.welcome)
 
     def show_loading(self, name: str) -> None:
+        self.stack.setCurrentWidget(self.table_view)
         self.summary.setText(f"Loading <b>{name}</b>…")
         self.progress.setRange(0, 0)
         self.loading.show()
@@ -81,6 +94,7 @@ class DataPage(QWidget):
         self.loading.hide()
 
     def show_table(self, loaded: LoadedTable) -> None:
+        self.stack.setCurrentWidget(self.table_view)
         table = loaded.table
         frame = table.frame
         self.preview.setModel(FramePreviewModel(frame, self))

@@ -13,12 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
 
 from workbench import __version__
 from workbench.core.errors import WorkbenchError
+from workbench.gui.welcome import SAMPLE_DATA, SAMPLE_PLAN, WelcomePanel
 from workbench.gui.workers import Task
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 RECENT_KEY, RECENT_MAX = "recent_files", 8
 PLAN_SUFFIX = ".json"
-NO_TABLE_YET = "Open a table with File > Open, or drop a file onto this window."
 STEPS = (
     ("&1 Data", "The table you opened"),
     ("&2 Who is protected", "One row, or a person with several rows; which neighbours"),
@@ -86,10 +86,10 @@ class MainWindow(QMainWindow):
         self.built = False
         self.resize(1280, 820)
         self.setAcceptDrops(True)
+        self.welcome = WelcomePanel(self.open_sample, self.choose_file, self.choose_plan, self.open_any)
         self._tabs = QTabWidget()
-        for title, tip in STEPS:  # each step's page comes in ``build_steps``; until then, what step 1 will say
-            waiting = QLabel(NO_TABLE_YET if not self._tabs.count() else "")
-            waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        for title, tip in STEPS:  # each step's page comes in ``build_steps``; until then, the welcome screen
+            waiting = self.welcome if not self._tabs.count() else QLabel("")
             self._tabs.setTabToolTip(self._tabs.addTab(waiting, title), tip)
         self.setCentralWidget(self._tabs)
 
@@ -125,8 +125,11 @@ class MainWindow(QMainWindow):
         from workbench.gui.statistics_page import StatisticsPage
         from workbench.gui.unit_page import UnitPage
 
+        current = self._tabs.currentIndex()
+        waiting = [self._tabs.widget(index) for index in range(self._tabs.count())]
+        self._tabs.clear()  # the placeholders leave the tabs (the welcome screen moves into step 1's page)
         self._document = document = PlanDocument()
-        self._data_page = DataPage(NO_TABLE_YET)
+        self._data_page = DataPage(self.welcome)
         self._unit_page = UnitPage(document)
         self._columns_page = ColumnsPage(document)
         self._statistics_page = StatisticsPage(document)
@@ -134,13 +137,11 @@ class MainWindow(QMainWindow):
         self._release_page = ReleasePage(document, self._preview_page.budget.dataset_budget)
         pages = (self._data_page, self._unit_page, self._columns_page, self._statistics_page, self._preview_page,
                  self._release_page)
-        current = self._tabs.currentIndex()
-        for index, page in enumerate(pages):
-            waiting = self._tabs.widget(index)
-            self._tabs.removeTab(index)
-            self._tabs.insertTab(index, page, STEPS[index][0])
-            self._tabs.setTabToolTip(index, STEPS[index][1])
-            waiting.deleteLater()
+        for page, (title, tip) in zip(pages, STEPS):
+            self._tabs.setTabToolTip(self._tabs.addTab(page, title), tip)
+        for placeholder in waiting:
+            if placeholder is not self.welcome:
+                placeholder.deleteLater()
         self._tabs.setCurrentIndex(current)
         self._data_page.cancel.clicked.connect(self.cancel_loading)
         self._release_page.released.connect(lambda _: self._preview_page.budget.invalidate())
@@ -193,7 +194,7 @@ class MainWindow(QMainWindow):
         if self.shown is not None:
             self.data_page.show_table(self.shown)
         else:
-            self.data_page.summary.setText(NO_TABLE_YET)
+            self.data_page.show_welcome()
 
     def _loaded(self, task: Task, loaded: LoadedTable) -> None:
         if task is not self.loading:
@@ -208,6 +209,8 @@ class MainWindow(QMainWindow):
         self.data_page.hide_loading()
         if self.shown is not None:
             self.data_page.show_table(self.shown)
+        else:
+            self.data_page.show_welcome()
         from workbench.core.data import SheetNeeded
 
         if isinstance(exc, SheetNeeded):
@@ -254,9 +257,11 @@ class MainWindow(QMainWindow):
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         recent = self.settings.value(RECENT_KEY) or []
-        for path in recent if isinstance(recent, list) else [recent]:
+        recent = recent if isinstance(recent, list) else [recent]
+        for path in recent:
             self.recent_menu.addAction(QAction(path, self, triggered=lambda _=False, p=path: self.open_any(Path(p))))
         self.recent_menu.setEnabled(bool(recent))
+        self.welcome.show_recent(recent)
 
     def open_any(self, path: Path) -> None:
         if path.suffix.lower() == PLAN_SUFFIX:
@@ -275,6 +280,11 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     # -- plans -------------------------------------------------------------------------------------
+    def open_sample(self) -> None:
+        """The sample survey and its plan: the first thing to try (from the welcome screen)."""
+        if self._may_discard() and self.open_plan(SAMPLE_PLAN):
+            self.open_path(SAMPLE_DATA)
+
     def choose_plan(self) -> None:
         if not self._may_discard():
             return
@@ -292,6 +302,7 @@ class MainWindow(QMainWindow):
             self.document.set_table(self.shown.table, self.shown.proposals)  # describe columns the plan does not mention
             self.document.dirty = False
         self.statusBar().showMessage(f"Opened the plan {path}")
+        self._remember(path)
         problems = self.document.plan_problems()
         if problems:
             QMessageBox.warning(
@@ -318,6 +329,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "The plan could not be saved", f"{exc}\n\nChoose another place.")
             return False
         self.statusBar().showMessage(f"Saved the plan to {path}")
+        self._remember(path)
         return True
 
     def _may_discard(self) -> bool:

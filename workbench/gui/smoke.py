@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication
 
 from workbench.core.data import load_table
 from workbench.gui.main_window import MainWindow
+from workbench.gui.welcome import SAMPLE_DATA, SAMPLE_PLAN
 
-SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
 STEPS = ["data", "who-is-protected", "columns", "statistics", "budget-and-preview", "release"]
 
 
@@ -36,8 +36,8 @@ def run(window: MainWindow, out: Path, data: Path | None = None, plan: Path | No
     os.environ["DP_WORKBENCH_LEDGER"] = str(Path(ledger_dir) / "smoke-ledger.sqlite")
     shots: list[Path] = []
     try:
-        window.show_table(load_table(data or SAMPLE / "household_survey.csv"))
-        if not window.open_plan(plan or SAMPLE / "household_survey.plan.json"):
+        window.show_table(load_table(data or SAMPLE_DATA))
+        if not window.open_plan(plan or SAMPLE_PLAN):
             raise RuntimeError("the sample plan could not be opened")
         for index, name in enumerate(STEPS):
             window.tabs.setCurrentIndex(index)
