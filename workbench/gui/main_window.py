@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
 
 from workbench import __version__
 from workbench.core.errors import WorkbenchError
+from workbench.gui.help import SECTIONS, STEP_SECTIONS, HelpWindow
 from workbench.gui.welcome import SAMPLE_DATA, SAMPLE_PLAN, WelcomePanel
 from workbench.gui.workers import Task
 
@@ -107,6 +108,19 @@ class MainWindow(QMainWindow):
             self._edit_menu.addAction(QAction(words, self, enabled=False))
         tools_menu = self.menuBar().addMenu("&Tools")
         tools_menu.addAction(QAction("&Randomised response designer…", self, triggered=self.open_randomized_response))
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(QAction("Help on this &step", self, shortcut=QKeySequence.StandardKey.HelpContents,
+                                    triggered=self.help_on_step))
+        help_menu.addSeparator()
+        for words, section in SECTIONS:
+            help_menu.addAction(QAction(words, self, triggered=lambda _=False, s=section: self.show_help(s)))
+        help_menu.addAction(QAction("&Tour of the six steps", self, triggered=self.welcome.show_tour))
+        what = QLabel('<a href="help">What is this step? (F1)</a>')
+        what.setAccessibleName("What is this step? Opens the user guide at this step")
+        what.linkActivated.connect(lambda _: self.help_on_step())
+        self._tabs.setCornerWidget(what)
+        for index in range(len(STEPS)):  # Ctrl+1 … Ctrl+6 go to a step (Alt and the underlined number too)
+            QShortcut(QKeySequence(f"Ctrl+{index + 1}"), self, activated=lambda i=index: self._tabs.setCurrentIndex(i))
         self._fill_recent()
         self.statusBar().showMessage("Ready. Nothing you open leaves this computer.")
         self.setWindowTitle(f"DP Workbench {__version__}")
@@ -240,6 +254,15 @@ class MainWindow(QMainWindow):
         self.data_page.show_table(loaded)
         self._remember(table.source)
         self.statusBar().showMessage(f"Loaded {table.source}")
+
+    def show_help(self, section: str) -> None:
+        if getattr(self, "help_window", None) is None:
+            self.help_window = HelpWindow(self)
+        self.help_window.show_section(section)
+
+    def help_on_step(self) -> None:
+        """F1: the guide at the section of the step on show."""
+        self.show_help(STEP_SECTIONS[max(self._tabs.currentIndex(), 0)])
 
     def open_randomized_response(self) -> None:
         from workbench.gui.randomized_response_dialog import RandomizedResponseDialog
