@@ -63,3 +63,13 @@ def test_the_tour_shows_the_six_steps_with_pictures_and_words(qtbot, window):
 
 def test_the_sample_files_exist_where_the_welcome_screen_looks():
     assert SAMPLE_DATA.is_file() and SAMPLE_PLAN.is_file()
+
+
+def test_a_single_recent_file_is_one_entry_not_its_letters(qtbot, window, sample_path):
+    from workbench.gui.main_window import RECENT_KEY
+
+    window.settings.setValue(RECENT_KEY, str(sample_path))  # as QSettings reads back a list of one
+    window._fill_recent()
+    assert window.welcome.recent.count() == 1 and window.recent_menu.actions()[0].text() == str(sample_path)
+    window._remember(sample_path.with_name("household_survey.plan.json"))
+    assert window.welcome.recent.count() == 2 and len(window.recent_menu.actions()) == 2

@@ -64,6 +64,7 @@ class BudgetPanel(QWidget):
         form.addRow("Total ε:", self.total_epsilon)
         form.addRow("Total δ:", self.total_delta)
         self.history = QTreeWidget()
+        self.history.setAccessibleName("Releases of this dataset in the ledger")
         self.history.setHeaderLabels(["Release", "When", "ε", "δ", "Statistics"])
         self.history.setRootIsDecorated(False)
         self.history.setToolTip("Earlier releases of this dataset, from the ledger.")

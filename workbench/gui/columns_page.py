@@ -62,7 +62,7 @@ KINDS = {
     "identifier": "Says which person a row belongs to; never released",
     "ignored": "Not used",
 }
-INVALID = "background-color: #ffd6d6;"
+INVALID = "background-color: #ffd6d6; color: #000000;"
 MAX_ROWS = 200  # columns shown at once; more are found by name
 HEADERS = ["Column", "Kind", "Lower bound", "Upper bound", "Categories", "Missing values become"]
 
@@ -133,6 +133,7 @@ class ColumnsPage(QWidget):
         self.ask = True  # confirm before spending (tests answer for the user)
         self.task: Task | None = None
         self.grid = QTableWidget(0, len(HEADERS))
+        self.grid.setAccessibleName("Columns: kind, public bounds and categories")
         self.grid.setHorizontalHeaderLabels(HEADERS)
         self.grid.verticalHeader().hide()
         header = self.grid.horizontalHeader()

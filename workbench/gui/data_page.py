@@ -59,9 +59,11 @@ class DataPage(QWidget):
         self.loading.setLayout(loading)
         self.loading.hide()
         self.preview = QTableView()
+        self.preview.setAccessibleName("First rows of the table")
         self.preview.setAlternatingRowColors(True)
         self.preview.horizontalHeader().setResizeContentsPrecision(50)  # size columns from 50 rows, not all 500
         self.columns = QTableView()
+        self.columns.setAccessibleName("Columns and their proposed kinds")
         self.columns.verticalHeader().hide()
         self.columns.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         splitter = QSplitter(Qt.Orientation.Vertical)

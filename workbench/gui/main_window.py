@@ -271,16 +271,19 @@ class MainWindow(QMainWindow):
         self.randomized_response.show()
 
     # -- recent files and drag & drop --------------------------------------------------------------
+    def _recent(self) -> list[str]:
+        """The recent files and plans, newest first (QSettings gives a lone entry as a string, not a list)."""
+        recent = self.settings.value(RECENT_KEY) or []
+        return [recent] if isinstance(recent, str) else [str(path) for path in recent]
+
     def _remember(self, path: Path) -> None:
-        settings = self.settings
-        recent = [p for p in (settings.value(RECENT_KEY) or []) if p != str(path.resolve())]
-        settings.setValue(RECENT_KEY, [str(path.resolve()), *recent][:RECENT_MAX])
+        recent = [p for p in self._recent() if p != str(path.resolve())]
+        self.settings.setValue(RECENT_KEY, [str(path.resolve()), *recent][:RECENT_MAX])
         self._fill_recent()
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        recent = self.settings.value(RECENT_KEY) or []
-        recent = recent if isinstance(recent, list) else [recent]
+        recent = self._recent()
         for path in recent:
             self.recent_menu.addAction(QAction(path, self, triggered=lambda _=False, p=path: self.open_any(Path(p))))
         self.recent_menu.setEnabled(bool(recent))

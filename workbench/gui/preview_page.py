@@ -127,6 +127,7 @@ class PreviewPage(QWidget):
         self.sampling.setAccessibleName("sampling rate")
         self.sampling.setToolTip(SAMPLING_TIP)
         self.table = QTableWidget(0, len(HEADERS))
+        self.table.setAccessibleName("Expected error of each statistic")
         self.table.setHorizontalHeaderLabels(HEADERS)
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -161,7 +162,7 @@ class PreviewPage(QWidget):
         self.reading = QLabel()  # what the chosen ε and δ mean, in words (core.risk)
         self.reading.setWordWrap(True)
         self.reading.setAccessibleName("what this guarantee means")
-        self.reading.setStyleSheet("color: #24466b;")
+        self.reading.setStyleSheet("color: palette(link);")  # the theme's own link colour: legible when dark too
         self.budget = BudgetPanel()
         self.budget.total_epsilon.valueChanged.connect(self.schedule)
         self.budget.total_delta.editingFinished.connect(self.schedule)
@@ -229,7 +230,7 @@ class PreviewPage(QWidget):
         try:
             delta = float(self.delta.text() or 0)
         except ValueError:
-            self.delta.setStyleSheet("background-color: #ffd6d6;")
+            self.delta.setStyleSheet("background-color: #ffd6d6; color: #000000;")
             self.delta.setToolTip("δ must be a number such as 1e-6 (or 0 for Laplace only).")
             return
         self.delta.setStyleSheet("")
@@ -258,7 +259,7 @@ class PreviewPage(QWidget):
             if rate is not None and not 0 < rate < 1:
                 raise ValueError(self.sampling.text())
         except ValueError:
-            self.sampling.setStyleSheet("background-color: #ffd6d6;")
+            self.sampling.setStyleSheet("background-color: #ffd6d6; color: #000000;")
             self.sampling.setToolTip("The sampling rate must be a probability strictly between 0 and 1, or empty.")
             return
         self.sampling.setStyleSheet("")
@@ -522,7 +523,7 @@ def _typed_number(field: QLineEdit, valid: Callable[[float], bool], problem: str
         if value is not None and not valid(value):
             raise ValueError(field.text())
     except ValueError:
-        field.setStyleSheet("background-color: #ffd6d6;")
+        field.setStyleSheet("background-color: #ffd6d6; color: #000000;")
         field.setToolTip(problem)
         return _INVALID
     field.setStyleSheet("")

@@ -43,6 +43,7 @@ class RandomizedResponseDialog(QDialog):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 4)
+        self.table.setAccessibleName("Answers and their probabilities")
         self.table.setHorizontalHeaderLabels(["True share", "± randomised response", "± trusted curator", "Ratio"])
         self.table.horizontalHeaderItem(2).setToolTip(
             "The central model: one trusted party counts the true answers and adds Laplace noise at the same ε."

@@ -81,6 +81,7 @@ class ReleasePage(QWidget):
         self.cancel_button.setToolTip("Stop reading the file: nothing is released and no budget is spent.")
         self.cancel_button.hide()
         self.results = QTableWidget(0, len(HEADERS))
+        self.results.setAccessibleName("Released values and their errors")
         self.results.setHorizontalHeaderLabels(HEADERS)
         self.results.verticalHeader().hide()
         self.results.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)

@@ -147,6 +147,7 @@ class StatisticsPage(QWidget):
         self.up = QPushButton("Move &up")
         self.down = QPushButton("Move &down")
         self.list = QTableWidget(0, 5)
+        self.list.setAccessibleName("Statistics to release")
         self.list.setHorizontalHeaderLabels(["Statistic", "Mechanism", "Weight", "Post-processing", "Method"])
         self.list.horizontalHeaderItem(3).setToolTip(
             "Optional, applied to released values only: clamping into the possible range (a count is never below 0) "
