@@ -64,15 +64,22 @@ def _versions(*names: str) -> dict[str, str | None]:
     return found
 
 
-def run(only: tuple[str, ...], quick: bool, rows: int) -> list[Result]:
+def run(only: tuple[str, ...], quick: bool, rows: int, failures: list[str] | None = None) -> list[Result]:
+    """Every stage in ``only``; a stage that fails is named in ``failures`` and the others still run."""
     results: list[Result] = []
+    failures = [] if failures is None else failures
 
     def stage(name: str, function) -> None:
         if name not in only:
             return
         print(f"… {name}", file=sys.stderr, flush=True)
         start = time.perf_counter()
-        results.extend(function())
+        try:
+            results.extend(function())
+        except Exception as exc:  # one failed benchmark must not lose the others' hour of measurements
+            failures.append(f"{name}: {type(exc).__name__}: {str(exc).strip()[-1500:]}")
+            print(f"  {name} FAILED after {time.perf_counter() - start:.0f} s: {failures[-1]}", file=sys.stderr, flush=True)
+            return
         print(f"  {name} done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
     files = data.files(rows) if {"loading", "plan"} & set(only) else {}
@@ -103,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = args.rows or (500_000 if args.quick else data.FULL_ROWS)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     started = time.perf_counter()
-    results = run(only, args.quick, rows)
+    failures: list[str] = []
+    results = run(only, args.quick, rows, failures)
     seconds = time.perf_counter() - started
     about = machine()
     print(f"\nDP Workbench benchmarks, {dt.date.today().isoformat()}, {'quick' if args.quick else 'full'} run "
@@ -120,10 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     args.json.write_text(json.dumps({
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "quick": args.quick, "rows": rows, "seconds": seconds, "machine": about,
-        "results": [r.to_json() for r in results],
+        "results": [r.to_json() for r in results], "failures": failures,
     }, indent=2) + "\n")
     print(f"\nWritten to {args.json}")
-    return 0
+    for failure in failures:
+        print(f"FAILED {failure}", file=sys.stderr)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -134,3 +134,24 @@ def test_the_out_of_core_benchmark_compares_like_with_like(tmp_path, monkeypatch
     assert [r.name for r in results] == ["Out of core, Parquet: time", "Out of core, Parquet: peak memory",
                                          "Out of core, CSV: time", "Out of core, CSV: peak memory"]
     assert all(r.ours > 0 and r.baseline > 0 for r in results)
+
+
+def test_the_out_of_core_baseline_quantiles_are_duckdbs_own(tmp_path, monkeypatch):
+    """The baseline's quantiles, from spillable counts, are exactly what quantile_disc answers, alone and by group."""
+    import duckdb
+
+    from benchmarks import out_of_core
+
+    monkeypatch.setenv("BENCH_DATA", str(tmp_path))
+    path = out_of_core.large_parquet(20_000)
+    source = f"read_parquet('{path}')"
+    levels = (0.1, 0.5, 0.9, 0.99)
+    ours = duckdb.sql(out_of_core._exact_quantiles(source, "annual_income", levels, [])).fetchall()
+    theirs = duckdb.sql(f"SELECT quantile_disc(annual_income, {list(levels)}) FROM {source} "
+                        "WHERE annual_income IS NOT NULL").fetchall()
+    assert list(ours[0]) == theirs[0][0]
+    grouped = dict((row[0], list(row[1:])) for row in duckdb.sql(
+        out_of_core._exact_quantiles(source, "age", levels, ["region"])).fetchall())
+    expected = dict(duckdb.sql(f"SELECT region, quantile_disc(age, {list(levels)}) FROM {source} WHERE age IS NOT NULL "
+                               "GROUP BY region").fetchall())
+    assert grouped == expected

@@ -247,6 +247,23 @@ class ColumnsPage(QWidget):
         self.visible = []
         self.refresh()
 
+    def focus_column(self, name: str, control: str) -> None:
+        """Show the row of column ``name`` (clearing a search that hides it) and put the focus on its ``control``:
+        "bounds" (the lower bound), "categories" or "kind"."""
+        names = [spec.name for spec in self.document.plan.schema.columns]
+        if name not in names:
+            return
+        if self._row_of(names.index(name)) is None:
+            self.find.clear()  # the search hid it
+        row = self._row_of(names.index(name))
+        if row is None:
+            return
+        self.grid.scrollTo(self.grid.model().index(row, 0))
+        self.grid.selectRow(row)
+        widget = self.grid.cellWidget(row, {"bounds": 2, "categories": 4}.get(control, 1))
+        if widget is not None:
+            widget.setFocus()
+
     def _row_of(self, index: int) -> int | None:
         try:
             return self.visible.index(index)

@@ -159,6 +159,7 @@ class MainWindow(QMainWindow):
         self._tabs.setCurrentIndex(current)
         self._data_page.cancel.clicked.connect(self.cancel_loading)
         self._release_page.released.connect(lambda _: self._preview_page.budget.invalidate())
+        self._release_page.go_to.connect(self.go_to)
         self._columns_page.dataset_budget = self._preview_page.budget.dataset_budget
         self._columns_page.bounds_released.connect(lambda _: self._preview_page.budget.invalidate())
         document.changed.connect(self._update_title)
@@ -254,6 +255,24 @@ class MainWindow(QMainWindow):
         self.data_page.show_table(loaded)
         self._remember(table.source)
         self.statusBar().showMessage(f"Loaded {table.source}")
+
+    def go_to(self, place) -> None:
+        """Show the step and the field where a problem is fixed (a fix_places.Place), with the keyboard focus on it."""
+        self.tabs.setCurrentIndex(place.step)
+        if place.control == "file":
+            self.choose_file()
+        elif place.step == 1:
+            self.unit_page.focus_first()
+        elif place.step == 2 and place.column is not None:
+            self.columns_page.focus_column(place.column, place.control)
+        elif place.step == 3 and place.statistic is not None:
+            self.statistics_page.list.selectRow(place.statistic)
+            self.statistics_page.list.setFocus()
+        elif place.step == 3:
+            self.statistics_page.add.setFocus()
+        elif place.step == 4:
+            self.preview_page.focus_field(place.control)
+        self.statusBar().showMessage(f"Fix it here: {place.words}.")
 
     def show_help(self, section: str) -> None:
         if getattr(self, "help_window", None) is None:

@@ -219,6 +219,12 @@ class PreviewPage(QWidget):
         if not self._syncing:
             self.epsilon.setValue(slider_to_epsilon(position))
 
+    def focus_field(self, control: str) -> None:
+        """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"."""
+        field = {"delta": self.delta, "size": self.size, "sampling": self.sampling}.get(control, self.epsilon)
+        field.setFocus()
+        field.selectAll()
+
     def _typed_epsilon(self, value: float) -> None:
         if self._syncing:
             return

@@ -40,6 +40,7 @@ from workbench.core.release import (
 )
 from workbench.core.report import error_words, released_number, reliability_words, write_report
 from workbench.gui.document import PlanDocument
+from workbench.gui.fix_places import Place, place_of
 from workbench.gui.workers import Task, show_fraction
 
 HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability", "ε", "δ", "Mechanism", "Note"]
@@ -47,6 +48,7 @@ HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability
 
 class ReleasePage(QWidget):
     released = Signal(object)  # the Release, once charged and shown
+    go_to = Signal(object)  # a Place (fix_places) the user clicked on, to fix what stops the release
 
     def __init__(self, document: PlanDocument, dataset_budget: Callable[[], Guarantee]) -> None:
         super().__init__()
@@ -62,6 +64,8 @@ class ReleasePage(QWidget):
         self.name.editingFinished.connect(self._name_changed)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.linkActivated.connect(self._problem_clicked)
+        self.places: list[Place] = []  # where each problem listed is fixed
         self.release_button = QPushButton("&Release…")
         self.release_button.setToolTip("Compute the noisy statistics and charge their cost to the ledger.")
         self.export_button = QPushButton("&Export report…")
@@ -135,8 +139,11 @@ class ReleasePage(QWidget):
             self.name.setText(self.document.plan.dataset.name)
         problems = self.document.problems()
         self.release_button.setEnabled(not problems)
+        self.places = [place_of(problem, self.document.plan) for problem in problems]
         if problems:
-            self.status.setText("Before releasing:<ul>" + "".join(f"<li>{_html(p)}</li>" for p in problems) + "</ul>")
+            self.status.setText("Before releasing, fix these (click one to go there):<ul>" + "".join(
+                f'<li><a href="fix:{i}">{_html(place.words)}</a>: {_html(problem)}</li>'
+                for i, (place, problem) in enumerate(zip(self.places, problems))) + "</ul>")
         else:
             warnings = self.category_warnings()
             unnamed = (f"<p>The dataset is called '{NEUTRAL_NAME}'. Name it above as the report and the ledger should "
@@ -327,6 +334,10 @@ class ReleasePage(QWidget):
             return None
         self._exported(written)
         return written
+
+    def _problem_clicked(self, link: str) -> None:
+        if link.startswith("fix:"):
+            self.go_to.emit(self.places[int(link[4:])])
 
 
 def _html(text: str) -> str:

@@ -96,6 +96,10 @@ class UnitPage(QWidget):
         self._refreshing = False
         self.refresh()
 
+    def focus_first(self) -> None:
+        """The focus on the choice of who is protected (a problem with it was clicked in step 6)."""
+        (self.by_person if self.by_person.isChecked() else self.by_row).setFocus()
+
     def refresh(self) -> None:
         self._refreshing = True
         schema = self.document.plan.schema

@@ -1,0 +1,74 @@
+"""Every problem that stops a release names the step and field to fix, and a click on it goes there."""
+
+from dataclasses import replace
+
+import pytest
+from gui_helpers import load
+
+from workbench.core.release import Budget, ReleasePlan, budget_plan
+from workbench.gui.fix_places import place_of
+
+
+@pytest.fixture
+def plan(sample_plan_path) -> ReleasePlan:
+    return ReleasePlan.load(sample_plan_path)
+
+
+def refusal(plan: ReleasePlan) -> str:
+    with pytest.raises(Exception) as caught:
+        budget_plan(plan).validate()
+    return str(caught.value)
+
+
+def with_column(plan: ReleasePlan, name: str, **changes) -> ReleasePlan:
+    columns = tuple(replace(c, **changes) if c.name == name else c for c in plan.schema.columns)
+    return replace(plan, schema=replace(plan.schema, columns=columns))
+
+
+def test_each_kind_of_problem_is_placed_at_its_step_and_field(plan):
+    place = place_of(refusal(with_column(plan, "annual_income", lower=None)), plan)
+    assert (place.step, place.control, place.column) == (2, "bounds", "annual_income")
+    assert place.words == "Step 3 Columns, the bounds of 'annual_income'"
+    assert place_of(refusal(replace(plan, statistics=())), plan).words == "Step 4 Statistics, the list of statistics"
+    place = place_of(refusal(replace(plan, total=Budget(1.0, 0.5))), plan)
+    assert (place.step, place.control) == (4, "delta")
+    overspent = ("The statistics spend ε = 6, δ = 0 in total, more than the plan's budget of ε = 1, δ = 2e-07 (over "
+                 "by ε 5, δ 0). Lower some statistics' ε or δ, or raise the total.")  # as ReleasePlan.validate says it
+    place = place_of(overspent, plan)
+    assert (place.step, place.control) == (4, "epsilon") and place.field == "the total ε"
+    assert place_of("Open the data file (File > Open).", plan).words == "Step 1 Data, the data file"
+    statistic = plan.statistics[1].statistic.label
+    place = place_of(f"'{statistic}' has no 'epsilon': give one", plan)
+    assert (place.step, place.statistic) == (3, 1)
+
+
+def test_a_click_on_a_problem_in_step_6_goes_to_its_field(qtbot, window, sample_path, sample_plan_path):
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    window.tabs.setCurrentWidget(window.release_page)
+    document = window.document
+    document.update(with_column(document.plan, "age", lower=500.0, upper=10.0))
+    page = window.release_page
+    page.refresh()
+    assert not page.release_button.isEnabled()
+    text = page.status.text()
+    assert "Step 3 Columns, the bounds of 'age'" in text and 'href="fix:0"' in text
+    window.activateWindow()
+    page.status.linkActivated.emit("fix:0")
+    assert window.tabs.currentWidget() is window.columns_page
+    row = [s.name for s in document.plan.schema.columns].index("age")
+    qtbot.waitUntil(lambda: window.columns_page.grid.cellWidget(row, 2).hasFocus(), timeout=5000)
+    assert "Fix it here: Step 3 Columns" in window.statusBar().currentMessage()
+
+
+def test_the_budget_problem_takes_the_user_to_the_total_epsilon(qtbot, window, sample_path, sample_plan_path):
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    document = window.document
+    document.update(replace(document.plan, total=Budget(1.0, 0.5)))
+    window.tabs.setCurrentWidget(window.release_page)
+    window.release_page.refresh()
+    window.activateWindow()
+    window.release_page.status.linkActivated.emit("fix:0")
+    assert window.tabs.currentWidget() is window.preview_page
+    qtbot.waitUntil(window.preview_page.delta.hasFocus, timeout=5000)
