@@ -36,7 +36,7 @@ install -m 644 resources/sample/household_survey.csv resources/sample/household_
 ARCHIVE_PATH="$ROOT/dist/dp-workbench-linux-x86_64.tar.xz"
 if [ "${ARCHIVE:-yes}" != no ]; then
   say "Packing $ARCHIVE_PATH"
-  tar -C "$ROOT/dist" -cf - dp-workbench | xz -T0 -6 > "$ARCHIVE_PATH"
+  tar -C "$ROOT/dist" -cf - dp-workbench | xz -T0 -9 > "$ARCHIVE_PATH"
 fi
 
 "$VENV/bin/python" packaging/measure.py "$APP" "$ARCHIVE_PATH"

@@ -56,7 +56,7 @@ CONTROL
 
 say "Packing $OUT"
 mkdir -p "$ROOT/dist"
-dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$STAGE" "$OUT" >/dev/null
+dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" -z"${DEB_LEVEL:-9}" --build "$STAGE" "$OUT" >/dev/null
 rm -rf "$STAGE"
 say "$(du -m "$OUT" | cut -f1) MB: $OUT"
 echo "$OUT"

@@ -26,7 +26,10 @@ MAX_PACKED_MB, MAX_START_SECONDS = 140, 1.5
 
 
 def size_mb(folder: Path) -> float:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()) / 1e6
+    """Bytes on disk, each file once (on Linux the two programs are one file under two names)."""
+    files = {(p.stat().st_dev, p.stat().st_ino): p.stat().st_size for p in folder.rglob("*")
+             if p.is_file() and not p.is_symlink()}
+    return sum(files.values()) / 1e6
 
 
 def start_times(app: Path) -> dict[str, float]:
