@@ -72,3 +72,30 @@ def test_the_budget_problem_takes_the_user_to_the_total_epsilon(qtbot, window, s
     window.release_page.status.linkActivated.emit("fix:0")
     assert window.tabs.currentWidget() is window.preview_page
     qtbot.waitUntil(window.preview_page.delta.hasFocus, timeout=5000)
+
+
+def test_an_overspending_release_says_where_to_fix_it_and_goes_there(qtbot, window, warnings, sample_path,
+                                                                       sample_plan_path):
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    window.preview_page.budget.total_epsilon.setValue(0.5)  # a new dataset with less than the plan's ε = 1
+    window.tabs.setCurrentWidget(window.release_page)
+    window.release_page.ask = False
+    window.release_page.confirm_and_release()
+    qtbot.waitUntil(lambda: bool(warnings), timeout=60_000)
+    assert "overspend" in warnings[-1][1] and "Where to fix it: Step 5 Budget and preview" in warnings[-1][1]
+    assert window.tabs.currentWidget() is window.preview_page
+
+
+def test_a_plan_that_needs_attention_names_each_problems_step(qtbot, window, warnings, sample_plan_path, tmp_path):
+    import json
+
+    plan = json.loads(sample_plan_path.read_text(encoding="utf-8"))
+    for column in plan["schema"]["columns"]:
+        if column.get("name") == "age":
+            column["lower"], column["upper"] = 500, 10
+    broken = tmp_path / "broken.plan.json"
+    broken.write_text(json.dumps(plan), encoding="utf-8")
+    assert window.open_plan(broken)
+    assert warnings and "Step 3 Columns, the bounds of 'age'" in warnings[-1][1]
+    assert window.tabs.currentWidget() is window.columns_page

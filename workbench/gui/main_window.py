@@ -350,11 +350,17 @@ class MainWindow(QMainWindow):
         self._remember(path)
         problems = self.document.plan_problems()
         if problems:
+            from workbench.gui.fix_places import place_of
+
+            places = [place_of(problem, self.document.plan) for problem in problems]
             QMessageBox.warning(
                 self, "The plan needs attention",
-                f"{path.name} is open, but it cannot be released as it is:\n\n" + "\n\n".join(problems)
-                + "\n\nCorrect it in steps 2 to 5; the release step lists what is still wrong.",
+                f"{path.name} is open, but it cannot be released as it is:\n\n"
+                + "\n\n".join(f"{place.words}: {problem}" for place, problem in zip(places, problems))
+                + "\n\nClosing this message takes you to the first of them; step 6 lists them all, and a click on one "
+                "goes to its field.",
             )
+            self.go_to(places[0])
         return True
 
     def save_plan(self) -> bool:

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.errors import WorkbenchError
+from workbench.core.errors import Cancelled, WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release import (
     CHOSEN_AFTER_LOOKING_WORDS,
@@ -202,7 +202,7 @@ class ReleasePage(QWidget):
         try:
             text = self.confirmation_text()
         except WorkbenchError as exc:
-            QMessageBox.warning(self, "This release cannot be made", str(exc))
+            self._refuse("This release cannot be made", str(exc))
             return
         if self.ask:
             answer = QMessageBox.question(self, "Spend this budget?", text)
@@ -275,8 +275,18 @@ class ReleasePage(QWidget):
         self.busy.hide()
         self.cancel_button.hide()
         self.refresh()
-        message = str(exc) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}. Nothing was shown."
-        QMessageBox.warning(self, "The release failed", message)
+        if isinstance(exc, WorkbenchError) and not isinstance(exc, Cancelled):
+            self._refuse("The release failed", str(exc))
+        else:
+            message = str(exc) if isinstance(exc, Cancelled) else f"Unexpected error: {exc!r}. Nothing was shown."
+            QMessageBox.warning(self, "The release failed", message)
+
+    def _refuse(self, title: str, message: str) -> None:
+        """A refusal names the step and field to fix; once the message is closed, the app shows that field."""
+        place = place_of(message, self.document.plan)
+        QMessageBox.warning(self, title, f"{message}\n\nWhere to fix it: {place.words}. Closing this message "
+                                         "takes you there.")
+        self.go_to.emit(place)
 
     def show_result(self, result: Release) -> None:
         rows = [(s, c) for s in result.statistics for c in s.cells]
