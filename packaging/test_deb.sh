@@ -13,7 +13,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_quiet() { as_root env DEBIAN_FRONTEND=noninteractive apt-get "$@" -y -qq -o Dpkg::Use-Pty=0 >/dev/null; }
 fail() { say "FAILED: $*"; exit 1; }
 
-export QT_QPA_PLATFORM=offscreen HOME="$WORK/home" XDG_DATA_HOME="" XDG_CONFIG_HOME=""
+export QT_QPA_PLATFORM=offscreen HOME="$WORK/home"
+unset DP_WORKBENCH_LEDGER XDG_DATA_HOME XDG_CONFIG_HOME  # the user's own ledger and settings, where a user has them
 rm -rf "$HOME" && mkdir -p "$HOME"
 user_data() {  # the ledger and the settings (recent files), with their checksums
   find "$HOME/.local/share/dp-workbench" "$HOME/.config/DP Workbench" -type f -print0 | sort -z | xargs -0 sha256sum

@@ -99,3 +99,16 @@ def test_a_plan_that_needs_attention_names_each_problems_step(qtbot, window, war
     assert window.open_plan(broken)
     assert warnings and "Step 3 Columns, the bounds of 'age'" in warnings[-1][1]
     assert window.tabs.currentWidget() is window.columns_page
+
+
+def test_going_to_a_field_and_leaving_it_untouched_changes_nothing(qtbot, window, sample_plan_path):
+    """The field shows the plan as it is when it takes the focus, and leaving it without typing writes nothing back
+    (it once wrote the field's stale text into the plan: δ = 0.001 became 0)."""
+    assert window.open_plan(sample_plan_path)
+    document = window.document
+    document.update(replace(document.plan, total=Budget(1.0, 0.001)))  # the page has not refreshed yet
+    window.go_to(place_of("δ = 0.001 is at least 1 / 25000", document.plan))
+    assert window.preview_page.delta.text() == "0.001"
+    window.preview_page.delta.editingFinished.emit()  # the focus leaves
+    window.preview_page.sampling.editingFinished.emit()
+    assert document.plan.total == Budget(1.0, 0.001)

@@ -221,6 +221,8 @@ class PreviewPage(QWidget):
 
     def focus_field(self, control: str) -> None:
         """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"."""
+        self.recompute()  # the fields show the plan as it is now before one takes the focus (a focused field is
+        # not overwritten by a later refresh)
         field = {"delta": self.delta, "size": self.size, "sampling": self.sampling}.get(control, self.epsilon)
         field.setFocus()
         field.selectAll()
@@ -232,6 +234,8 @@ class PreviewPage(QWidget):
         self.document.update(replace(plan, total=Budget(value, plan.total.delta)))
 
     def _typed_delta(self) -> None:
+        if not self.delta.isModified():  # left without typing: the text is what the plan says, nothing to change
+            return
         plan = self.document.plan
         try:
             delta = float(self.delta.text() or 0)
@@ -241,6 +245,7 @@ class PreviewPage(QWidget):
             return
         self.delta.setStyleSheet("")
         self.delta.setToolTip(TIPS["delta"])
+        self.delta.setModified(False)
         self.document.update(replace(plan, total=Budget(plan.total.epsilon, delta)))
 
     def _typed_size(self, value: int) -> None:
@@ -259,6 +264,8 @@ class PreviewPage(QWidget):
         self.document.update(with_privacy(plan, approximate=text == APPROXIMATE, delta=delta))
 
     def _typed_sampling(self) -> None:
+        if not self.sampling.isModified():
+            return
         plan = self.document.plan
         try:
             rate = parse_number(self.sampling.text())
@@ -270,6 +277,7 @@ class PreviewPage(QWidget):
             return
         self.sampling.setStyleSheet("")
         self.sampling.setToolTip(SAMPLING_TIP)
+        self.sampling.setModified(False)
         if rate != plan.dataset.sampling_rate:
             self.document.update(replace(plan, dataset=replace(plan.dataset, sampling_rate=rate)))
 
