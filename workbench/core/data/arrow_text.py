@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 # pandas' default missing-value spellings (pandas._libs.parsers.STR_NA_VALUES, copied so that a private
-# name is not imported; tests check they are still the same)
+# name is not imported; tests check they are still the same); the SQL engines type text by them too
 PANDAS_MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
                   "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 _TRUE, _FALSE = ("True", "TRUE", "true"), ("False", "FALSE", "false")

@@ -13,9 +13,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from workbench.core.data.arrow_text import PANDAS_MISSING
 from workbench.core.data.io import TEXT_SUFFIXES, FileState, detect_delimiter, detect_encoding, first_line
 from workbench.core.data.schema import Schema
-from workbench.core.data.sql_engine import PANDAS_MISSING, FileSource, Progress, SqlData
+from workbench.core.data.sql_engine import FileSource, Progress, SqlData
 from workbench.core.errors import DataFileError
 
 __all__ = ["FileSource", "OUT_OF_CORE_SUFFIXES", "OutOfCoreData", "file_source"]

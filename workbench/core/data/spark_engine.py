@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from workbench.core.data.arrow_text import PANDAS_MISSING
 from workbench.core.data.io import TEXT_SUFFIXES, first_line
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import (
-    PANDAS_MISSING,
     WHITESPACE,
     Dialect,
     FileSource,

@@ -44,8 +44,6 @@ from workbench.core.errors import DataFileError, SchemaError
 Progress = Callable[[float], None]
 
 # What pandas' CSV reader takes for a missing value (pandas.io.parsers' STR_NA_VALUES): the same here.
-PANDAS_MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-                  "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 WHITESPACE = " \t\n\r\x0b\x0c"  # what Python's str.strip() removes from category texts (ASCII ones)
 
 
