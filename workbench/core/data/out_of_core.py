@@ -287,15 +287,12 @@ class OutOfCoreData(SqlData):
     def _store(self, name: str, query: str, progress: Progress | None) -> None:
         self._run(f"CREATE TABLE {name} AS {query}", progress)
 
-    def _first_rows(self, rows: str, id_column: str, k: int, progress: Progress | None) -> str:
-        # the typed rows are stored first, in file order (their rowid); then each person keeps their first k
-        # (a grouped list of each person's k smallest rowids: DuckDB spills it to disk, where a window over
-        # all rows must fit in memory)
-        q = self.dialect.quote
-        self._run(f"CREATE TABLE typed AS {rows}", progress)
-        self._run(f"CREATE TABLE kept AS SELECT unnest(min(rowid, {k})) AS kept FROM typed "
-                  f"WHERE {q(id_column)} IS NOT NULL GROUP BY {q(id_column)}", None)
-        return "SELECT typed.* FROM typed SEMI JOIN kept ON typed.rowid = kept.kept"
+    def _first_rows(self, table: str, person: str, k: int) -> str:
+        # each person's k smallest rowids (the stored rows keep the file's order): a grouped list, which DuckDB
+        # spills to disk, where a window over all rows must fit in memory
+        self._run(f"CREATE TABLE kept AS SELECT unnest(min(rowid, {k})) AS kept FROM {table} "
+                  f"WHERE {person} IS NOT NULL GROUP BY {person}", None)
+        return f"SELECT {table}.* FROM {table} SEMI JOIN kept ON {table}.rowid = kept.kept"
 
     def _uneven_ranks(self, table: str, alias: str, column: str) -> tuple[str, str, str]:
         return f"ASOF LEFT JOIN {table} AS {alias} ON {column} >= {alias}.value", f"{alias}.position", f"{alias}.value"

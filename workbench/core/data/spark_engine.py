@@ -256,10 +256,10 @@ class SparkData(SqlData):
     def _file_order(self) -> str:
         return "dp_file_order"
 
-    def _first_rows(self, rows: str, id_column: str, k: int, progress: Progress | None) -> str:
-        q = self.dialect.quote  # a window partitioned by person: Spark sorts each person's rows, spilling as it must
-        return (f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {q(id_column)} ORDER BY dp_file_order) "
-                f"AS dp_rank FROM ({rows})) WHERE {q(id_column)} IS NOT NULL AND dp_rank <= {k}")
+    def _first_rows(self, table: str, person: str, k: int) -> str:
+        # a window partitioned by person: Spark sorts each person's rows, spilling as it must
+        return (f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {person} ORDER BY dp_file_order) "
+                f"AS dp_rank FROM {table}) WHERE {person} IS NOT NULL AND dp_rank <= {k}")
 
     def _uneven_ranks(self, table: str, alias: str, column: str) -> tuple[str, str, str]:
         raise PlanError(
