@@ -36,7 +36,9 @@ from workbench.core.data.sql_reading import (
     token_layers,
 )
 
-ROW_HASH = "dp_row_hash"  # the column of each row's hash (32 hexadecimal digits)
+# each row's hash (md5 of its tokens) as two numbers, its first and last 16 hexadecimal digits: stored as numbers,
+# a row's hash takes 16 bytes where its 32 digits as text took three times that
+ROW_HASH = ("dp_row_hash_1", "dp_row_hash_2")
 
 
 def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source: str,
@@ -61,9 +63,10 @@ def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source:
         carried = [*carried, *_aliases(layer)]
         query = f"({query}) AS dp_layer{depth}"
     row = f"concat_ws({d.row_separator()}, {', '.join(tokens)})" if tokens else "''"
-    outputs = [*(f"{read_value(d, read[name], role)} AS {alias}" for alias, name, role in keep), *_aliases(extra),
-               f"md5({row}) AS {ROW_HASH}"]
-    return f"SELECT {', '.join(outputs)} FROM {query}"
+    outputs = [*(f"{read_value(d, read[name], role)} AS {alias}" for alias, name, role in keep), *_aliases(extra)]
+    query = f"(SELECT {', '.join([*outputs, f'md5({row}) AS dp_md5'])} FROM {query}) AS dp_hashing"
+    halves = [f"{d.hex_number(f'substr(dp_md5, {start}, 16)')} AS {alias}" for start, alias in zip((1, 17), ROW_HASH)]
+    return f"SELECT {', '.join([*(_aliases(outputs)), *halves])} FROM {query}"
 
 
 def _aliases(expressions: Sequence[str]) -> list[str]:
@@ -73,8 +76,7 @@ def _aliases(expressions: Sequence[str]) -> list[str]:
 
 def digest_query(d: Dialect, rows: str) -> str:
     """Count the rows of ``rows`` (a table with ``ROW_HASH``) and add up their hashes' two halves."""
-    return (f"SELECT count(*), {d.unsigned_hex_sum(f'substr({ROW_HASH}, 1, 16)')}, "
-            f"{d.unsigned_hex_sum(f'substr({ROW_HASH}, 17, 16)')} FROM {rows}")
+    return f"SELECT count(*), {', '.join(d.exact_sum(half) for half in ROW_HASH)} FROM {rows}"
 
 
 def digest(names: Sequence[str], count: int, first: int | None, second: int | None) -> bytes:

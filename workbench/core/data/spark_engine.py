@@ -95,8 +95,11 @@ class SparkDialect(Dialect):
     def utc(self, value: str) -> str:
         return f"to_utc_timestamp({value}, current_timezone())"
 
-    def unsigned_hex_sum(self, hex_digits: str) -> str:
-        return f"sum(CAST(conv({hex_digits}, 16, 10) AS DECIMAL(20, 0)))"
+    def hex_number(self, hex_digits: str) -> str:
+        return f"CAST(conv({hex_digits}, 16, 10) AS DECIMAL(20, 0))"
+
+    def exact_sum(self, unsigned: str) -> str:
+        return f"sum({unsigned})"
 
     def row_separator(self) -> str:
         return "char(31)"

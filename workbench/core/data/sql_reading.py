@@ -76,9 +76,13 @@ class Dialect:
         """A timestamp with a time zone as the wall time in UTC."""
         return f"timezone('UTC', {value})"
 
-    def unsigned_hex_sum(self, hex_digits: str) -> str:
-        """The sum of 16 hexadecimal digits read as unsigned 64-bit integers, exactly."""
-        return f"sum(CAST(('0x' || {hex_digits}) AS UBIGINT)::HUGEINT)"
+    def hex_number(self, hex_digits: str) -> str:
+        """16 hexadecimal digits as an unsigned 64-bit integer."""
+        return f"CAST(('0x' || {hex_digits}) AS UBIGINT)"
+
+    def exact_sum(self, unsigned: str) -> str:
+        """The exact sum of a column of ``hex_number``s."""
+        return f"sum(CAST({unsigned} AS HUGEINT))"
 
     def row_separator(self) -> str:
         return "chr(31)"
