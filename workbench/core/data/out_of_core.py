@@ -352,6 +352,9 @@ class OutOfCoreData(SqlData):
             stop.set()
             parser.join()
 
+    def _view(self, name: str, query: str) -> None:
+        self._run(f"CREATE VIEW {name} AS {query}", None)
+
     def _first_rows(self, table: str, person: str, k: int) -> str:
         # each person's k smallest rowids (the stored rows keep the file's order): a grouped list, which DuckDB
         # spills to disk, where a window over all rows must fit in memory
