@@ -226,14 +226,28 @@ def _trimmed(series: pd.Series) -> pa.Array:
 
 def _unique_cells(series: pd.Series, labels: Mapping[Any, str] | None) -> tuple[np.ndarray, list[Cell]]:
     """Each row's index into the distinct values (-1 missing) and each distinct value's reading."""
+    codes, uniques = _distinct(series)
+    return codes, [read_cell(value, labels) for value in _listed(uniques)]
+
+
+def _listed(uniques: "list | pa.Array") -> list:
+    return uniques.to_pylist() if isinstance(uniques, pa.Array) else uniques
+
+
+def _distinct(series: pd.Series) -> "tuple[np.ndarray, list | pa.Array]":
+    """Each row's index into the distinct values (-1 missing), and those values (Arrow's text as an Arrow array:
+    a list of a million texts takes longer to make than to read)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        codes = series.cat.codes.to_numpy()
-        uniques = list(series.cat.categories)
-    else:
-        codes, found = pd.factorize(series, use_na_sentinel=True)
-        uniques = list(found)
-    cells = [read_cell(value, labels) for value in uniques]
-    return np.asarray(codes, dtype=np.int64), cells
+        return np.asarray(series.cat.codes.to_numpy(), dtype=np.int64), list(series.cat.categories)
+    if stored_kind(series) == "text" and not pd.api.types.is_object_dtype(series.dtype):  # Arrow's text: its own hash
+        array = pa.array(series, type=pa.string())
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
+        encoded = pc.dictionary_encode(array)  # in order of first appearance, as pandas' factorize
+        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        return np.asarray(codes, dtype=np.int64), encoded.dictionary
+    codes, found = pd.factorize(series, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), list(found)
 
 
 def read_numbers(series: pd.Series, column: str, file_name: str) -> np.ndarray:
@@ -249,9 +263,10 @@ def read_numbers(series: pd.Series, column: str, file_name: str) -> np.ndarray:
             f"Column '{column}' in {file_name} is described as numeric, but the file stores dates in it. "
             "Describe it as categorical or ignored."
         )
-    codes, cells = _unique_cells(series, None)
-    if kind == "text" and len(cells) > max(len(series) // _DISTINCT_SHARE, _FEW_VALUES):
+    codes, uniques = _distinct(series)
+    if kind == "text" and len(uniques) > max(len(series) // _DISTINCT_SHARE, _FEW_VALUES):
         return _text_numbers(series, column, file_name)  # mostly distinct values: read at once by Arrow's kernels
+    cells = [read_cell(value) for value in _listed(uniques)]
     bad = np.array([c.kind == "date" or (c.kind == "text" and c.number is None and c.text not in _TRUTH)
                     for c in cells] + [False])
     if bad.any():
