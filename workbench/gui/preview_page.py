@@ -219,10 +219,17 @@ class PreviewPage(QWidget):
         if not self._syncing:
             self.epsilon.setValue(slider_to_epsilon(position))
 
-    def focus_field(self, control: str) -> None:
-        """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"."""
+    def focus_field(self, control: str, statistic: int | None = None) -> None:
+        """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"; "target" or
+        "weight" of the statistic in row ``statistic``."""
         self.recompute()  # the fields show the plan as it is now before one takes the focus (a focused field is
         # not overwritten by a later refresh)
+        if control in ("target", "weight") and statistic is not None and statistic < self.table.rowCount():
+            cell = self.table.cellWidget(statistic, 6 if control == "target" else 1)
+            if cell is not None:
+                self.table.scrollTo(self.table.model().index(statistic, 0))
+                cell.setFocus()
+                return
         field = {"delta": self.delta, "size": self.size, "sampling": self.sampling}.get(control, self.epsilon)
         field.setFocus()
         field.selectAll()

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from workbench.core.data import Schema
-from workbench.core.errors import PlanError
+from workbench.core.errors import Place, PlanError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
 from workbench.core.release.reliability import ReliabilityRule, smallest_reliable_value
@@ -105,7 +105,8 @@ def epsilon_for_error(
         raise PlanError(
             f"'{statistic.label}' cannot be released within ±{target:g} even with ε = {MAX_EPSILON:g}"
             f"{'' if size_estimate else ' (a mean also needs a public size estimate)'}. Accept a larger error, "
-            "narrow the bounds, or protect fewer rows per person."
+            "narrow the bounds, or protect fewer rows per person.",
+            place=Place("budget", "target", statistic=statistic.label),
         )
     if error(MIN_EPSILON) <= target:
         return MIN_EPSILON
@@ -122,7 +123,7 @@ def epsilon_for_error(
 def allocate(total_epsilon: float, weights: Sequence[float]) -> list[float]:
     """Split ``total_epsilon`` in proportion to ``weights`` (all positive)."""
     if not weights or any(not (w > 0 and math.isfinite(w)) for w in weights):
-        raise PlanError("Every weight must be a positive number.")
+        raise PlanError("Every weight must be a positive number.", place=Place("budget", "weight"))
     whole = math.fsum(weights)
     return [total_epsilon * w / whole for w in weights]
 
@@ -148,7 +149,8 @@ def budget_plan(plan: ReleasePlan) -> ReleasePlan:
         if left <= 0:
             raise PlanError(
                 f"The accuracy targets and fixed ε already need ε = {fixed:g} of the total {plan.total.epsilon:g}; "
-                "nothing is left to share by weight. Raise the total or loosen the targets."
+                "nothing is left to share by weight. Raise the total or loosen the targets.",
+                place=Place("budget", "epsilon"),
             )
         shares = allocate(left, [statistics[i].weight for i in weighted])  # type: ignore[misc]
         for i, epsilon in zip(weighted, shares):
