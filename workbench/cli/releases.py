@@ -17,10 +17,11 @@ from workbench.cli.arguments import (
     load,
 )
 from workbench.cli.output import print_table, say, shortened
+from workbench.cli.progress import CommandProgress
 from workbench.core.data import Table
 from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.data.sql_engine import SqlData
+from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
@@ -80,25 +81,26 @@ def _release(args: argparse.Namespace) -> int:
     plan = budget_plan(ReleasePlan.load(args.plan))  # ε from targets and weights, as plan-budget shows it
     plan.validate()  # refuse an unsound plan before opening the data
     choice = EngineChoice(args.engine)
+    shown = CommandProgress()  # on standard error, for a release that takes more than a few seconds
     if choice is EngineChoice.SPARK:
         from workbench.core.data.spark_engine import SparkData, spark_source
 
         source = spark_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
-        with SparkData(source, plan.used_schema(), master=args.spark_master) as data:
-            _refuse_on_category_warnings(data, plan, args)
-            result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
+        with SparkData(source, plan.used_schema(), master=args.spark_master,
+                       progress=shown.stage(f"Reading {source.name} on Spark")) as data:
+            result = _checked_release(data, source, plan, args, shown)
     elif choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
         source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         why = "as asked" if choice is EngineChoice.OUT_OF_CORE else "it would take more than half of this machine's memory in pandas"
         say(f"Reading {source.name} out of core (DuckDB on the file, {why}).")
-        with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit) as data:
-            _refuse_on_category_warnings(data, plan, args)
-            result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
+        with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit,
+                           progress=shown.stage(f"Reading {source.name}")) as data:
+            result = _checked_release(data, source, plan, args, shown)
     else:
-        table = load(args)
-        _refuse_on_category_warnings(table, plan, args)
-        result = release(table, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args))
+        table = load(args, progress=shown.stage(f"Reading {Path(args.data).name}"))
+        result = _checked_release(table, table, plan, args, shown)
+    shown.finish()
     _print_release(result)  # charged: the ledger holds it durably now
     if args.report:
         written = write_report(result, args.out, paper=args.paper)
@@ -107,6 +109,16 @@ def _release(args: argparse.Namespace) -> int:
         csv_path, json_path = write_results(result, args.out)
         print(f"\nWrote {csv_path} and {json_path}.")
     return 0
+
+
+def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: ReleasePlan, args: argparse.Namespace,
+                     shown: CommandProgress) -> Release:
+    """The release of ``plan`` after the curator's check of its public categories, each stage shown as it starts."""
+    shown.waiting("Checking the public categories against the file")
+    _refuse_on_category_warnings(data, plan, args)
+    shown.waiting("Computing the statistics, adding the noise and charging the ledger")
+    return release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args),
+                   data=data if isinstance(data, SqlData) else None)
 
 
 def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:
