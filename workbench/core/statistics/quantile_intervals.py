@@ -153,3 +153,15 @@ def _bin_counts(ranks: Ranks, cuts: Sequence[tuple[float, int, int]], candidates
     positions = np.where(lower, ranks.at_or_below(where), ranks.below(where)).tolist()
     edges = [0, *positions, ranks.total]
     return [b - a for a, b in zip(edges, edges[1:])]
+
+
+def ordered_across_levels(intervals: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """One group's intervals for increasing levels, made monotone (ends never decrease from one level to the next)
+    by widening only: each lower end becomes the least lower end of its level and those above, each upper end the
+    greatest upper end of its level and those below. The true quantiles are ordered like the levels, so an interval
+    that held its quantile still holds it: each level keeps its coverage (issue 37, 3). Narrowing instead (the
+    greatest lower end of the levels below) would need every level to cover at once, which nothing states.
+    Post-processing of released intervals."""
+    lows = np.minimum.accumulate(np.array([low for low, _ in intervals], dtype=float)[::-1])[::-1]
+    highs = np.maximum.accumulate(np.array([high for _, high in intervals], dtype=float))
+    return [(float(low), float(high)) for low, high in zip(lows, highs)]

@@ -25,7 +25,7 @@ from workbench.core.privacy import (
 from workbench.core.privacy.mechanisms import QUANTILE_LEVEL_DENOMINATOR, quantile_fraction, quantile_level_fraction
 from workbench.core.real import is_finite_real
 from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_parts, numeric_spec
-from workbench.core.statistics.quantile_intervals import Ranks, quantile_intervals
+from workbench.core.statistics.quantile_intervals import Ranks, ordered_across_levels, quantile_intervals
 
 
 def level_words(level: float) -> str:
@@ -181,13 +181,18 @@ class Quantiles(ColumnStatistic):
         cells = []
         for i, group in enumerate(self.groups(schema)):
             ordered = sorted(float(per_level[i]) for per_level in points)  # consistent order: post-processing
+            raw = [tuple(float(end) for end in per_level[i]) for per_level in intervals]
+            widened = ordered_across_levels(raw) if raw else []  # ordered like the levels, by widening only
             for j, (level, value) in enumerate(zip(self.levels, ordered)):
                 label = f"{group} / {level_words(level)}" if self.by else level_words(level)
                 note = f"its position is within {error:,} rows of the true {level_words(level)}'s ({confidence:.0%})"
                 lower = upper = None
                 if intervals:
-                    lower, upper = (float(end) for end in intervals[j][i])
+                    lower, upper = widened[j]
                     note += f"; the true {level_words(level)} lies in [{lower:,.10g}, {upper:,.10g}] ({confidence:.0%})"
+                    if (lower, upper) != raw[j]:
+                        note += (f" (widened from [{raw[j][0]:,.10g}, {raw[j][1]:,.10g}] so that the levels' intervals "
+                                 "are in order; it still holds the quantile)")
                 cells.append(Cell(label, value, float(error), note, self.error_unit, lower=lower, upper=upper))
         return tuple(cells)
 
@@ -217,6 +222,8 @@ class Quantiles(ColumnStatistic):
             "confidence, that the cut lies on its side of the quantile; the end is the innermost kept cut, or the "
             "column's bound where none is kept. The interval holds the true quantile with at least the stated "
             "confidence whatever the data."
+            + (" Where the intervals of two levels would cross, an end is widened to the next level's (never "
+               "narrowed), so that they are in order and each still holds its quantile." if len(self.levels) > 1 else "")
         )
 
     def to_json(self) -> dict[str, Any]:
