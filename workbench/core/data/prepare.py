@@ -186,7 +186,7 @@ def check_columns_exist(table: Table, schema: Schema) -> None:
             f"The plan describes {listed}, which {'is' if len(absent) == 1 else 'are'} not in {table.source.name}. "
             f"That file has the columns {_some(table.columns)}. Is the plan meant for another dataset? "
             "Open the right file, or edit the plan's column names.",
-            place=Place("data", "file"),
+            place=Place("columns", "kind", absent[0]),  # the plan's names to edit (or File > Open: both named)
         )
 
 
