@@ -1,5 +1,6 @@
 """The desktop workflow, driven with pytest-qt on the offscreen platform."""
 
+import re
 import json
 
 import numpy as np
@@ -350,7 +351,11 @@ def test_a_quantile_is_added_with_its_interval_in_the_columns_units(qtbot, windo
     assert planned.statistic.interval and planned.to_json()["interval"] is True
     window.document.budgeted().validate()
     window.preview_page.recompute()
-    assert window.preview_page.table.item(len(window.document.plan.statistics) - 1, 4).text().endswith("ranks")
+    text = window.preview_page.table.item(len(window.document.plan.statistics) - 1, 4).text()
+    # issue 37, 3: the interval's width in the column's units next to the ranks, and what it costs the value
+    assert re.search(r"^± [\d,]+ ranks; interval about ± [\d,.]+ \([\d,]+ rows spread evenly\); the interval takes "
+                     r"60% of ε, so the value is within ± [\d,]+ ranks rather than ± [\d,]+$", text), text
+    assert "60% of this statistic's ε" in page.interval.toolTip() and "step 5" in page.interval.toolTip()
     page.type.setCurrentText("mean")
     assert not page.interval.isVisibleTo(page)
 

@@ -40,11 +40,12 @@ from workbench.core.release import (
     Budget,
     error_basis,
     expected_error,
+    group_size,
     relative_reference,
     suggested_delta,
     with_privacy,
 )
-from workbench.core.report import error_words, released_error, reliable_from_words
+from workbench.core.report import error_words, interval_preview_words, released_error, reliable_from_words
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
@@ -366,6 +367,7 @@ class PreviewPage(QWidget):
                 basis = error_basis(shown, plan.schema, size)
                 if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
                     error_text += f" ({basis})"
+                error_text += interval_words(shown, plan.schema, size, plan.confidence)
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
@@ -550,3 +552,12 @@ def _typed_number(field: QLineEdit, valid: Callable[[float], bool], problem: str
     field.setStyleSheet("")
     return value
 
+
+def interval_words(planned, schema, size: float | None, confidence: float) -> str:
+    """For a quantile with its interval: the interval's planned width in the column's units, and what the interval
+    costs the values (issue 37, 3); empty otherwise."""
+    preview = getattr(planned.statistic, "interval_preview", None)
+    if preview is None:
+        return ""
+    found = preview(planned.noises(schema, verified=False), schema, group_size(planned, schema, size), confidence)
+    return "" if found is None else interval_preview_words(found, group_size(planned, schema, size))
