@@ -540,6 +540,8 @@ def test_a_grouped_mean_previews_its_error_for_a_typed_smallest_group(qtbot, win
     page.recompute()
     assert window.document.plan.statistics[row].smallest_group == 40
     assert "smallest group, 40 rows" in page.table.item(row, 4).text() and page.errors[row] > average
+    # issue 37, 2: a group that small whose noisy count comes out lower states more, and step 5 says so
+    assert "noisy count comes out below 40 rows states a little more" in page.table.item(row, 4).text()
     smallest.setText("2.5")
     smallest.editingFinished.emit()
     assert "ffd6d6" in smallest.styleSheet() and window.document.plan.statistics[row].smallest_group == 40

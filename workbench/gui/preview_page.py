@@ -42,6 +42,7 @@ from workbench.core.release import (
     expected_error,
     group_size,
     relative_reference,
+    smallest_group_caveat,
     suggested_delta,
     with_privacy,
 )
@@ -366,7 +367,8 @@ class PreviewPage(QWidget):
                               else "needs a size estimate")
                 basis = error_basis(shown, plan.schema, size)
                 if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
-                    error_text += f" ({basis})"
+                    caveat = smallest_group_caveat(shown)
+                    error_text += f" ({basis}; {caveat})" if caveat else f" ({basis})"
                 error_text += interval_words(shown, plan.schema, size, plan.confidence)
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):

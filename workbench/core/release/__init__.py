@@ -35,6 +35,7 @@ from workbench.core.release.planner import (
     relative_reference,
     reliable_from,
     size_for_error,
+    smallest_group_caveat,
     with_privacy,
 )
 from workbench.core.release.postprocess import PostProcessing, can_be_made_consistent
@@ -58,5 +59,5 @@ __all__ = [
     "describe_columns", "error_basis", "estimate_bounds", "expected_error", "group_size", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
     "plan_template", "PlannedStatistic", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "Registration", "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
-    "SEARCH_RANGE", "SqliteLedger", "size_for_error", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
+    "SEARCH_RANGE", "SqliteLedger", "size_for_error", "smallest_group_caveat", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
 ]

@@ -61,6 +61,17 @@ def error_basis(planned: PlannedStatistic, schema: Schema, size_estimate: float 
     return f"{which}, {rows:,.0f} rows{weights}"
 
 
+def smallest_group_caveat(planned: PlannedStatistic) -> str:
+    """What a planned smallest group does not promise (issue 37, 2): a released group's error is computed at its
+    noisy count, which for a group of exactly that size comes out below it about half the time, and then the
+    stated error (and a target met at that size) is a little larger. Empty where the error does not depend on
+    the rows or no smallest group is planned."""
+    if planned.smallest_group is None or not planned.statistic.by or not planned.statistic.computed_from_noisy_sums:
+        return ""
+    return (f"a group whose noisy count comes out below {planned.smallest_group:,} rows states a little more "
+            "than this")
+
+
 def size_for_error(planned: PlannedStatistic, schema: Schema, target: float, confidence: float) -> int | None:
     """The fewest rows a group (or the table) needs for ``planned`` to be within ±``target``, or None
     where no number of rows is enough (a count's error does not shrink with size)."""
