@@ -155,3 +155,18 @@ def test_a_reworded_message_still_goes_to_the_field_its_place_names(plan):
     assert place_of(SchemaError("About the id column.", place=CorePlace("budget", "sampling")), plan).control == "sampling"
     error = SchemaError("'age' cannot be released within ±1.", place=CorePlace("budget", "target", statistic=statistic))
     assert (place_of(error, plan).step, place_of(error, plan).control, place_of(error, plan).statistic) == (4, "target", 1)
+
+
+def test_an_errors_place_survives_the_trip_from_a_worker_process():
+    """Releases run off the GUI thread, some engines in other processes: a pickled error keeps its place (and a
+    subclass its own data, such as the sheets a workbook offers)."""
+    import pickle
+
+    from workbench.core.data.io import SheetNeeded
+    from workbench.core.errors import Place as CorePlace
+    from workbench.core.errors import SchemaError
+
+    error = pickle.loads(pickle.dumps(SchemaError("Bounds.", place=CorePlace("columns", "bounds", "age"))))
+    assert str(error) == "Bounds." and error.place == CorePlace("columns", "bounds", "age")
+    sheets = pickle.loads(pickle.dumps(SheetNeeded("Which sheet?", ("a", "b"))))
+    assert sheets.sheets == ("a", "b") and sheets.place is None
