@@ -170,3 +170,34 @@ def test_the_check_catches_the_old_reading_on_the_generated_tables(tmp_path):
     # of 12 pairs, the additions and substitutions of an odd person into plain tables (seeds 0 and 2) at least;
     # the new reading changes nobody else's values in any of them (above)
     assert caught >= 4, caught
+
+
+def test_a_text_column_reads_the_same_whichever_way_its_count_of_distinct_values_sends_it():
+    """A numeric text column is read by distinct value when few are distinct, else by Arrow's kernels row by row:
+    how many values are distinct depends on every row, so the two ways must read every spelling alike, or one
+    person's value would change how the others' are read."""
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from workbench.core.data import reading
+    from workbench.core.errors import SchemaError
+
+    spellings = ["1e400", "-1e400", "inf", "-Infinity", "INF", "+inf", "infinity", "INFINITY", "1e-400", "4.9e-324",
+                 "2.4703282292062328e-324", "0.1", "+.5", "5.", "00012", "-0", "-0.0", "\u00a0 7 \u2003", "\x1c8\x1f",
+                 "1E5", "9007199254740993", "123456789012345678901234567890", ".5e-3", "NA", "n/a", "", "  ", "True",
+                 "false", "TRUE", "1.7976931348623157e308", "1.7976931348623159e308", "0.30000000000000004"]
+    column = pd.Series(spellings, dtype="string[pyarrow]")
+    by_distinct = reading.read_numbers(column, "x", "f.csv")
+    by_row = reading._text_numbers(column, "x", "f.csv")
+    assert by_distinct.tobytes() == by_row.tobytes()  # NaN, -0.0 and infinities included, bit for bit
+    many = pd.Series([f"{i}.25" for i in range(5000)] + spellings, dtype="string[pyarrow]")
+    assert reading.read_numbers(many, "x", "f.csv")[-len(spellings):].tobytes() == by_row.tobytes()
+    for bad in (["1_000", "12", " 0x1F", "12"], ["12", "١٢", "12"]):  # refused alike, naming the first in file order
+        messages = []
+        for read in (reading.read_numbers, reading._text_numbers):
+            with pytest.raises(SchemaError) as refused:
+                read(pd.Series(bad, dtype="string[pyarrow]"), "x", "f.csv")
+            messages.append(str(refused.value))
+        assert messages[0] == messages[1]
+    assert np.isnan(by_row[spellings.index("NA")])

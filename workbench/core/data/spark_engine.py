@@ -249,6 +249,9 @@ class SparkData(SqlData):
         if progress is not None:
             progress(1.0)
 
+    def _view(self, name: str, query: str) -> None:
+        self.spark.sql(query).createOrReplaceTempView(name)
+
     def _lookup(self, columns: dict[str, list]) -> str:
         self._tables += 1
         name = f"dp_lookup_{self._tables}"

@@ -37,7 +37,7 @@ from workbench.core.data.aggregates import (
     RankSlots,
     Rint,
 )
-from workbench.core.data.fingerprint import digest, digest_query, hashed_rows
+from workbench.core.data.fingerprint import ROW_HASH, digest, digest_query, hashed_rows
 from workbench.core.data.io import FileState, check_names
 from workbench.core.data.reading import LEFT_OUT, CategoryMatcher, CategoryPresence
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
@@ -116,6 +116,10 @@ class SqlData:
         order itself); ``file_rows`` then carry it as ``dp_file_order``."""
         return None
 
+    def _view(self, name: str, query: str) -> None:
+        """Name ``query`` as ``name``, computed each time it is read (it reads a stored table)."""
+        raise NotImplementedError
+
     def _first_rows(self, table: str, person: str, k: int) -> str:
         """A query of the stored ``table``'s rows keeping each person's first ``k`` rows in file order (by ``person``,
         their key; none where it is NULL)."""
@@ -165,13 +169,14 @@ class SqlData:
     def category_presence(self, spec: CategoricalColumn) -> CategoryPresence:
         """Which public categories the file's values fall in, and the texts of those outside, from every row
         (``reading.category_presence``). Private: for the curator's check of the public lists."""
-        column = self._stored[spec.name]
-        matcher = CategoryMatcher(spec)
-        joins, bin_sql = category_bin(self.dialect, column, matcher, *self._category_tables(matcher), None)
-        bins = {r[0] for r in self._all(f"SELECT DISTINCT {bin_sql} FROM file_rows {joins}")}
-        outside = f"({bin_sql} = {LEFT_OUT} OR {bin_sql} >= {len(spec.categories)})"
-        texts = self._all(f"SELECT DISTINCT {display_text(self.dialect, column)} FROM file_rows {joins} "
-                          f"WHERE {outside} LIMIT {_OUTSIDE_TEXTS}")
+        stored = self._presence.get(spec.name)
+        if stored is not None and stored[0] == spec:  # stored as bins in the one pass, with the texts outside
+            _, found, outside, joins = *stored, ""
+        else:
+            joins, found, outside = self._bin_sql(spec, "file_rows")
+        bins = {r[0] for r in self._all(f"SELECT DISTINCT {found} FROM file_rows {joins}")}
+        texts = self._all(f"SELECT DISTINCT {outside} FROM file_rows {joins} WHERE {outside} IS NOT NULL "
+                          f"LIMIT {_OUTSIDE_TEXTS}")
         return CategoryPresence(frozenset(b for b in bins if b is not None and 0 <= b < len(spec.categories)),
                                 frozenset(r[0] for r in texts if r[0] is not None),
                                 any(b is not None for b in bins))
@@ -226,37 +231,74 @@ class SqlData:
                 kind = CLEAN if stored[name].kind == TEXT else stored[name].kind
                 self._stored[name] = StoredColumn(f"dp_c{i}", kind, stored[name].zoned)
         everything = [(name.strip(), column) for name, column in self._file_columns]
-        self._store("file_rows", hashed_rows(d, everything, self._source(), keep, extra), progress)
+        read = hashed_rows(d, everything, self._source(), keep, extra)
+        self._presence: dict[str, tuple[CategoricalColumn, str, str]] = {}
+        if id_column is None:
+            # one row is one person: the rows are stored prepared in the same pass (categories as their bins, with
+            # the texts outside the public lists for the curator's check), and ``prepared`` is a view of them
+            kept = [a for a in _aliases(keep, extra) if not a.startswith("dp_c")] + list(ROW_HASH)
+            prepared, joins = {}, []
+            for spec in used:
+                if isinstance(spec, CategoricalColumn):
+                    join, found, outside = self._bin_sql(spec, "source")
+                    i = needed.index(spec.name)
+                    joins.append(join)
+                    kept += [f"{found} AS dp_b{i}", f"{outside} AS dp_o{i}"]
+                    self._presence[spec.name] = (spec, f"dp_b{i}", f"dp_o{i}")
+                    prepared[spec.name] = self._filled_bin(spec, f"dp_b{i}")
+                else:
+                    prepared[spec.name] = self._prepared_value(spec, f"dp_n{needed.index(spec.name)}")
+            read = f"SELECT {', '.join(kept)} FROM ({read}) AS source {' '.join(joins)}"
+        self._store("file_rows", read, progress)
         if not self._all("SELECT count(*) FROM file_rows")[0][0]:
             raise DataFileError(
                 f"{self.source.name}: the file has column names but no rows of data. Check that it is the right file."
             )
         self._check_numbers([(name, f"dp_bad{needed.index(name)}") for name in numeric if stored[name].kind == TEXT])
-        # 2. each person's first k rows in file order
-        rows = "file_rows"
-        if id_column is not None:
-            rows = f"({self._first_rows('file_rows', f'dp_p{needed.index(id_column)}', int(self.schema.k))})"
-        # 3. missing values, clamping, bins
+        self._prepared_columns = [spec.name for spec in used]
+        if id_column is None:
+            columns = [f"{prepared[spec.name]} AS {q(spec.name)}" for spec in used]
+            self._view("prepared", f"SELECT {', '.join(columns) or '1 AS _one'} FROM file_rows")
+            return
+        # each person's first k rows in file order, then their categories' bins (a join of a large table may
+        # reorder rows, so the bins are looked up once the file's order has been used)
+        rows = f"({self._first_rows('file_rows', f'dp_p{needed.index(id_column)}', int(self.schema.k))})"
         columns, joins = [], []
         for spec in used:
-            if isinstance(spec, NumericColumn):
-                value = f"source.dp_n{needed.index(spec.name)}"
-                if spec.missing.action is MissingAction.IMPUTE:
-                    value = f"coalesce({value}, {d.number(float(spec.missing.value))})"
-                value = _clamped(value, d.number(float(spec.lower)), d.number(float(spec.upper)))
-            else:  # stored as its bin: the index in the public list, '(other)' after it, -1 left out
-                column = self._stored[spec.name]
-                matcher = CategoryMatcher(spec)
-                filler = (matcher.text_bin(str(spec.missing.value))
-                          if spec.missing.action is MissingAction.IMPUTE else None)
-                join, value = category_bin(d, StoredColumn(f"source.{column.sql}", column.kind, column.zoned), matcher,
-                                           *self._category_tables(matcher), filler)
+            if isinstance(spec, CategoricalColumn):
+                join, found, _ = self._bin_sql(spec, "source")
                 joins.append(join)
+                value = self._filled_bin(spec, found)
+            else:
+                value = self._prepared_value(spec, f"source.dp_n{needed.index(spec.name)}")
             columns.append(f"{value} AS {q(spec.name)}")
-        self._prepared_columns = [spec.name for spec in used]
         # one compact table of numbers and bin codes, which every aggregate then reads
         self._store("prepared", f"SELECT {', '.join(columns) or '1 AS _one'} FROM {rows} AS source {' '.join(joins)}",
                     None)
+
+    def _prepared_value(self, spec: NumericColumn, number: str) -> str:
+        """A numeric column's prepared value: missing values imputed (or left NULL), then clamped to the bounds."""
+        d = self.dialect
+        if spec.missing.action is MissingAction.IMPUTE:
+            number = f"coalesce({number}, {d.number(float(spec.missing.value))})"
+        return _clamped(number, d.number(float(spec.lower)), d.number(float(spec.upper)))
+
+    def _bin_sql(self, spec: CategoricalColumn, table: str) -> tuple[str, str, str]:
+        """The join, the SQL of a value's bin in the public list (NULL where missing: ``category_bin``) and of its
+        text where it falls outside the list (else NULL), for the column as ``table`` holds it."""
+        column = self._stored[spec.name]
+        matcher = CategoryMatcher(spec)
+        stored = StoredColumn(f"{table}.{column.sql}", column.kind, column.zoned)
+        join, found = category_bin(self.dialect, stored, matcher, *self._category_tables(matcher), None)
+        outside = (f"(CASE WHEN {found} = {LEFT_OUT} OR {found} >= {len(spec.categories)} "
+                   f"THEN {display_text(self.dialect, stored)} END)")
+        return join, found, outside
+
+    def _filled_bin(self, spec: CategoricalColumn, found: str) -> str:
+        """A categorical column's prepared value: its bin, a missing value's being the public filler's if imputed."""
+        if spec.missing.action is not MissingAction.IMPUTE:
+            return found
+        return f"coalesce({found}, {CategoryMatcher(spec).text_bin(str(spec.missing.value))})"
 
     def _category_tables(self, matcher: CategoryMatcher) -> tuple[str, str]:
         """The lookup tables of a public list: (text, code) and (number, code); made once per list."""
@@ -359,6 +401,11 @@ def position_guess(candidates: Sequence[float]) -> tuple[float, float] | None:
     with np.errstate(all="ignore"):
         guesses = np.clip(np.floor((points - first) / step + 0.5), 0, len(points) - 1)
     return (first, step) if np.array_equal(guesses, np.arange(len(points))) else None
+
+
+def _aliases(keep: Sequence[tuple[str, str, str]], extra: Sequence[str]) -> list[str]:
+    """The columns ``hashed_rows`` names for ``keep`` and ``extra``."""
+    return [alias for alias, _, _ in keep] + [expression.rsplit(" AS ", 1)[-1].strip() for expression in extra]
 
 
 def _clamped(value: str, lower: str, upper: str) -> str:
