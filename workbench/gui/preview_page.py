@@ -360,6 +360,7 @@ class PreviewPage(QWidget):
         for row, planned in enumerate(plan.statistics):
             shown = budgeted.statistics[row] if budgeted else planned
             epsilon_text, error_text, relative_text, reliable_text = f"{shown.budget.epsilon:.3g}", "—", "", ""
+            error_detail = ""  # the error cell's tooltip, where it says more than the cell
             error = None
             try:
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
@@ -367,9 +368,13 @@ class PreviewPage(QWidget):
                               else "needs a size estimate")
                 basis = error_basis(shown, plan.schema, size)
                 if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
+                    error_text += f" ({basis})"
                     caveat = smallest_group_caveat(shown)
-                    error_text += f" ({basis}; {caveat})" if caveat else f" ({basis})"
-                error_text += interval_words(shown, plan.schema, size, plan.confidence)
+                    error_detail = f"{error_text}; {caveat}" if caveat else ""
+                interval = interval_words(shown, plan.schema, size, plan.confidence)
+                if interval:  # the cell stays narrow: the width in the cell, what it costs in the tooltip
+                    error_detail = (error_detail or error_text) + interval[1]
+                    error_text += interval[0]
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
@@ -379,7 +384,7 @@ class PreviewPage(QWidget):
                 if reliable_text:
                     reliable_text += f" (CV ≤ {plan.reliability.caution_above:.1%})"
             except WorkbenchError as exc:
-                error_text = f"⚠ {exc}"
+                error_text, error_detail = f"⚠ {exc}", ""
             self.errors.append(error)
             items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text, None, None, reliable_text]
             for column, text in enumerate(items):
@@ -389,9 +394,10 @@ class PreviewPage(QWidget):
                 if item is None:
                     item = QTableWidgetItem()
                     self.table.setItem(row, column, item)
-                if item.text() != text:
+                tip = error_detail if column == 4 and error_detail else text
+                if item.text() != text or item.toolTip() != tip:
                     item.setText(text)
-                    item.setToolTip(text)
+                    item.setToolTip(tip)
             self._show_controls(row, planned)
         wanted = selected if 0 <= selected < len(plan.statistics) else 0
         if plan.statistics and (selected != wanted or not self.table.selectionModel().isRowSelected(wanted)):
@@ -555,11 +561,14 @@ def _typed_number(field: QLineEdit, valid: Callable[[float], bool], problem: str
     return value
 
 
-def interval_words(planned, schema, size: float | None, confidence: float) -> str:
-    """For a quantile with its interval: the interval's planned width in the column's units, and what the interval
-    costs the values (issue 37, 3); empty otherwise."""
+def interval_words(planned, schema, size: float | None, confidence: float) -> tuple[str, str]:
+    """For a quantile with its interval (issue 37, 3): the words for the error cell (the interval's planned width
+    in the column's units) and for its tooltip (with what the interval costs the value); empty otherwise."""
     preview = getattr(planned.statistic, "interval_preview", None)
     if preview is None:
-        return ""
-    found = preview(planned.noises(schema, verified=False), schema, group_size(planned, schema, size), confidence)
-    return "" if found is None else interval_preview_words(found, group_size(planned, schema, size))
+        return ("", "")
+    rows = group_size(planned, schema, size)
+    found = preview(planned.noises(schema, verified=False), schema, rows, confidence)
+    if found is None:
+        return ("", "")
+    return (interval_preview_words(found, rows, short=True), interval_preview_words(found, rows))
