@@ -112,3 +112,61 @@ def test_going_to_a_field_and_leaving_it_untouched_changes_nothing(qtbot, window
     window.preview_page.delta.editingFinished.emit()  # the focus leaves
     window.preview_page.sampling.editingFinished.emit()
     assert document.plan.total == Budget(1.0, 0.001)
+
+
+def test_the_core_gives_each_refusal_its_place_as_data(plan):
+    """Issue 37, 6: every kind of refusal carries its step, field and column or statistic, not only words."""
+    from workbench.core.errors import Place as CorePlace
+    from workbench.core.errors import WorkbenchError
+
+    def place(changed: ReleasePlan) -> CorePlace:
+        with pytest.raises(WorkbenchError) as caught:
+            budget_plan(changed).validate()
+        return caught.value.place
+
+    assert place(with_column(plan, "annual_income", lower=None)) == CorePlace("columns", "bounds", "annual_income")
+    assert place(with_column(plan, "age", lower=500.0, upper=10.0)) == CorePlace("columns", "bounds", "age")
+    assert place(replace(plan, statistics=())) == CorePlace("statistics", "add")
+    assert place(replace(plan, total=Budget(1.0, 0.5))) == CorePlace("budget", "delta")
+    assert place(replace(plan, total=Budget(-1.0, 0.0))) == CorePlace("budget", "epsilon")
+    label = plan.statistics[0].statistic.label
+    bad = replace(plan.statistics[0], budget=Budget(-1.0, 0.0), weight=None, target_error=None)
+    assert place(replace(plan, statistics=(bad, *plan.statistics[1:]))) == CorePlace("statistics", "statistic",
+                                                                                     statistic=label)
+    region = next(c for c in plan.used_schema().columns if getattr(c, "categories", None))
+    assert place(with_column(plan, region.name, categories=())) == CorePlace("columns", "categories", region.name)
+
+
+def test_a_reworded_message_still_goes_to_the_field_its_place_names(plan):
+    """The app follows the error's place, not its words: a message that names another column and δ (as a reworded
+    one might) still goes to the bounds of 'age'."""
+    from workbench.core.errors import Place as CorePlace
+    from workbench.core.errors import SchemaError
+    from workbench.gui.fix_places import Problem
+
+    error = SchemaError("The bounds do not fit 'annual_income' nor δ; see the id column.",
+                        place=CorePlace("columns", "bounds", "age"))
+    for problem in (error, Problem.of(error)):
+        place = place_of(problem, plan)
+        assert (place.step, place.control, place.column) == (2, "bounds", "age")
+    statistic = plan.statistics[1].statistic.label
+    error = SchemaError("Something about 'age' and ε.", place=CorePlace("statistics", "statistic", statistic=statistic))
+    assert (place_of(error, plan).step, place_of(error, plan).statistic) == (3, 1)
+    assert place_of(SchemaError("About the id column.", place=CorePlace("budget", "sampling")), plan).control == "sampling"
+    error = SchemaError("'age' cannot be released within ±1.", place=CorePlace("budget", "target", statistic=statistic))
+    assert (place_of(error, plan).step, place_of(error, plan).control, place_of(error, plan).statistic) == (4, "target", 1)
+
+
+def test_an_errors_place_survives_the_trip_from_a_worker_process():
+    """Releases run off the GUI thread, some engines in other processes: a pickled error keeps its place (and a
+    subclass its own data, such as the sheets a workbook offers)."""
+    import pickle
+
+    from workbench.core.data.io import SheetNeeded
+    from workbench.core.errors import Place as CorePlace
+    from workbench.core.errors import SchemaError
+
+    error = pickle.loads(pickle.dumps(SchemaError("Bounds.", place=CorePlace("columns", "bounds", "age"))))
+    assert str(error) == "Bounds." and error.place == CorePlace("columns", "bounds", "age")
+    sheets = pickle.loads(pickle.dumps(SheetNeeded("Which sheet?", ("a", "b"))))
+    assert sheets.sheets == ("a", "b") and sheets.place is None

@@ -1,5 +1,6 @@
 """The desktop workflow, driven with pytest-qt on the offscreen platform."""
 
+import re
 import json
 
 import numpy as np
@@ -350,7 +351,14 @@ def test_a_quantile_is_added_with_its_interval_in_the_columns_units(qtbot, windo
     assert planned.statistic.interval and planned.to_json()["interval"] is True
     window.document.budgeted().validate()
     window.preview_page.recompute()
-    assert window.preview_page.table.item(len(window.document.plan.statistics) - 1, 4).text().endswith("ranks")
+    cell = window.preview_page.table.item(len(window.document.plan.statistics) - 1, 4)
+    # issue 37, 3: the interval's width in the column's units next to the ranks, and (in the tooltip, which keeps
+    # the column narrow) what it costs the value
+    assert re.search(r"^± [\d,]+ ranks; interval about ± [\d,.]+$", cell.text()), cell.text()
+    assert re.search(r"^± [\d,]+ ranks; interval about ± [\d,.]+ \([\d,]+ rows spread evenly\); the interval takes "
+                     r"60% of ε, so the value is within ± [\d,]+ ranks rather than ± [\d,]+$", cell.toolTip()), \
+        cell.toolTip()
+    assert "60% of this statistic's ε" in page.interval.toolTip() and "step 5" in page.interval.toolTip()
     page.type.setCurrentText("mean")
     assert not page.interval.isVisibleTo(page)
 
@@ -535,6 +543,8 @@ def test_a_grouped_mean_previews_its_error_for_a_typed_smallest_group(qtbot, win
     page.recompute()
     assert window.document.plan.statistics[row].smallest_group == 40
     assert "smallest group, 40 rows" in page.table.item(row, 4).text() and page.errors[row] > average
+    # issue 37, 2: a group that small whose noisy count comes out lower states more, and step 5 says so
+    assert "noisy count comes out below 40 rows states a little more" in page.table.item(row, 4).toolTip()
     smallest.setText("2.5")
     smallest.editingFinished.emit()
     assert "ffd6d6" in smallest.styleSheet() and window.document.plan.statistics[row].smallest_group == 40

@@ -1,12 +1,56 @@
 """Errors a user can cause, each with a message a statistician can act on.
 
 The GUI shows ``str(error)`` in a dialog and the command line prints it and exits 2;
-no traceback reaches a user. Messages say what is wrong, where, and what to do.
+no traceback reaches a user. Messages say what is wrong, where, and what to do. Where the
+problem is fixed is also data (``Place``): the step of the workflow, the field, and the column or
+statistic it is about, so that the app takes the user there without reading the message (issue 37, 6).
 """
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STEPS = ("data", "unit", "columns", "statistics", "budget", "release")  # the workflow, in order
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a problem is fixed: a step of ``STEPS``, the field of that step ("bounds", "categories", "missing",
+    "kind" of a column; "unit" or "public size" of who is protected; "statistic" or "add" among the statistics;
+    "epsilon", "delta", "size", "sampling", "confidence" of the budget, or a statistic's accuracy "target" or "weight" there; "file" of the data), and what it is about."""
+
+    step: str
+    field: str = ""
+    column: str | None = None
+    statistic: str | None = None  # the statistic's label, as the plan names it
+
+    def __post_init__(self) -> None:
+        if self.step not in STEPS:
+            raise ValueError(f"a place's step is one of {STEPS}, not {self.step!r}")
 
 
 class WorkbenchError(Exception):
-    """A problem with the user's input, not a bug in the program."""
+    """A problem with the user's input, not a bug in the program; ``place`` says where it is fixed, if known."""
+
+    def __init__(self, *args: object, place: Place | None = None) -> None:
+        super().__init__(*args)
+        self.place = place
+
+    def placed(self, place: Place) -> "WorkbenchError":
+        """This error, at ``place`` unless it names a place already (the innermost knows best)."""
+        if self.place is None:
+            self.place = place
+        return self
+
+    def __reduce__(self):  # keeps the place (and a subclass's own attributes) when the error is pickled
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuild(kind: type, args: tuple, state: dict) -> WorkbenchError:
+    error = kind.__new__(kind)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
 
 
 class DataFileError(WorkbenchError):

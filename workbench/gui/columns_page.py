@@ -323,7 +323,7 @@ class ColumnsPage(QWidget):
 
     def focus_column(self, name: str, control: str) -> None:
         """Show the row of column ``name`` (clearing a search that hides it) and put the focus on its ``control``:
-        "bounds" (the lower bound), "categories" or "kind"."""
+        "bounds" (the lower bound), "categories", "missing" or "kind"."""
         names = [spec.name for spec in self.document.plan.schema.columns]
         if name not in names:
             return
@@ -334,7 +334,7 @@ class ColumnsPage(QWidget):
             return
         self.grid.scrollTo(self.grid.model().index(row, 0))
         self.grid.selectRow(row)
-        widget = self.grid.cellWidget(row, {"bounds": 2, "categories": 4}.get(control, 1))
+        widget = self.grid.cellWidget(row, {"bounds": 2, "categories": 4, "missing": 5}.get(control, 1))
         if widget is not None:
             widget.setFocus()
 

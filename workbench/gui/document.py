@@ -19,6 +19,7 @@ from workbench.core.data import ColumnProposal, Schema, Table, check_columns_exi
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release import NEUTRAL_NAME, Budget, DatasetDescription, ReleasePlan, budget_plan, describe_columns
+from workbench.gui.fix_places import Problem
 
 
 def empty_plan(name: str = NEUTRAL_NAME) -> ReleasePlan:
@@ -94,20 +95,22 @@ class PlanDocument(QObject):
         return budgeted
 
     def problems(self) -> list[str]:
-        """Everything that stops a release, in words (empty when the plan is sound)."""
-        return ([] if self.table is not None else ["Open the data file (File > Open)."]) + self.plan_problems()
+        """Everything that stops a release, in words (empty when the plan is sound); each a ``Problem``, which
+        carries the core's place for it (``fix_places``)."""
+        opened = [] if self.table is not None else [Problem.of("Open the data file (File > Open).")]
+        return opened + self.plan_problems()
 
     def plan_problems(self) -> list[str]:
-        """What is wrong with the plan itself, or with the plan for the open table."""
+        """What is wrong with the plan itself, or with the plan for the open table (``Problem``s)."""
         problems = []
         if not self.plan.statistics:
-            problems.append("Add at least one statistic.")
+            problems.append(Problem.of("Add at least one statistic."))
         try:
             if self.table is not None:
                 check_columns_exist(self.table, self.plan.schema)  # the most basic problem first
             self.budgeted().validate()
         except WorkbenchError as exc:
-            problems.append(str(exc))
+            problems.append(Problem.of(exc))
         return problems
 
 

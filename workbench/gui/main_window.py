@@ -273,7 +273,7 @@ class MainWindow(QMainWindow):
         elif place.step == 3:
             self.statistics_page.add.setFocus()
         elif place.step == 4:
-            self.preview_page.focus_field(place.control)
+            self.preview_page.focus_field(place.control, place.statistic)
         self.statusBar().showMessage(f"Fix it here: {place.words}.")
 
     def show_help(self, section: str) -> None:

@@ -40,11 +40,13 @@ from workbench.core.release import (
     Budget,
     error_basis,
     expected_error,
+    group_size,
     relative_reference,
+    smallest_group_caveat,
     suggested_delta,
     with_privacy,
 )
-from workbench.core.report import error_words, released_error, reliable_from_words
+from workbench.core.report import error_words, interval_preview_words, released_error, reliable_from_words
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
@@ -219,10 +221,17 @@ class PreviewPage(QWidget):
         if not self._syncing:
             self.epsilon.setValue(slider_to_epsilon(position))
 
-    def focus_field(self, control: str) -> None:
-        """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"."""
+    def focus_field(self, control: str, statistic: int | None = None) -> None:
+        """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"; "target" or
+        "weight" of the statistic in row ``statistic``."""
         self.recompute()  # the fields show the plan as it is now before one takes the focus (a focused field is
         # not overwritten by a later refresh)
+        if control in ("target", "weight") and statistic is not None and statistic < self.table.rowCount():
+            cell = self.table.cellWidget(statistic, 6 if control == "target" else 1)
+            if cell is not None:
+                self.table.scrollTo(self.table.model().index(statistic, 0))
+                cell.setFocus()
+                return
         field = {"delta": self.delta, "size": self.size, "sampling": self.sampling}.get(control, self.epsilon)
         field.setFocus()
         field.selectAll()
@@ -351,6 +360,7 @@ class PreviewPage(QWidget):
         for row, planned in enumerate(plan.statistics):
             shown = budgeted.statistics[row] if budgeted else planned
             epsilon_text, error_text, relative_text, reliable_text = f"{shown.budget.epsilon:.3g}", "—", "", ""
+            error_detail = ""  # the error cell's tooltip, where it says more than the cell
             error = None
             try:
                 error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
@@ -359,6 +369,12 @@ class PreviewPage(QWidget):
                 basis = error_basis(shown, plan.schema, size)
                 if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
                     error_text += f" ({basis})"
+                    caveat = smallest_group_caveat(shown)
+                    error_detail = f"{error_text}; {caveat}" if caveat else ""
+                interval = interval_words(shown, plan.schema, size, plan.confidence)
+                if interval:  # the cell stays narrow: the width in the cell, what it costs in the tooltip
+                    error_detail = (error_detail or error_text) + interval[1]
+                    error_text += interval[0]
                 reference, words = relative_reference(shown.statistic, plan.schema, size)
                 if reference and math.isfinite(error):
                     relative_text = f"{100 * error / reference:.3g}% {words}"
@@ -368,7 +384,7 @@ class PreviewPage(QWidget):
                 if reliable_text:
                     reliable_text += f" (CV ≤ {plan.reliability.caution_above:.1%})"
             except WorkbenchError as exc:
-                error_text = f"⚠ {exc}"
+                error_text, error_detail = f"⚠ {exc}", ""
             self.errors.append(error)
             items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text, None, None, reliable_text]
             for column, text in enumerate(items):
@@ -378,9 +394,10 @@ class PreviewPage(QWidget):
                 if item is None:
                     item = QTableWidgetItem()
                     self.table.setItem(row, column, item)
-                if item.text() != text:
+                tip = error_detail if column == 4 and error_detail else text
+                if item.text() != text or item.toolTip() != tip:
                     item.setText(text)
-                    item.setToolTip(text)
+                    item.setToolTip(tip)
             self._show_controls(row, planned)
         wanted = selected if 0 <= selected < len(plan.statistics) else 0
         if plan.statistics and (selected != wanted or not self.table.selectionModel().isRowSelected(wanted)):
@@ -543,3 +560,15 @@ def _typed_number(field: QLineEdit, valid: Callable[[float], bool], problem: str
     field.setStyleSheet("")
     return value
 
+
+def interval_words(planned, schema, size: float | None, confidence: float) -> tuple[str, str]:
+    """For a quantile with its interval (issue 37, 3): the words for the error cell (the interval's planned width
+    in the column's units) and for its tooltip (with what the interval costs the value); empty otherwise."""
+    preview = getattr(planned.statistic, "interval_preview", None)
+    if preview is None:
+        return ("", "")
+    rows = group_size(planned, schema, size)
+    found = preview(planned.noises(schema, verified=False), schema, rows, confidence)
+    if found is None:
+        return ("", "")
+    return (interval_preview_words(found, rows, short=True), interval_preview_words(found, rows))

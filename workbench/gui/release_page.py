@@ -246,7 +246,7 @@ class ReleasePage(QWidget):
         try:
             text = self.confirmation_text()
         except WorkbenchError as exc:
-            self._refuse("This release cannot be made", str(exc))
+            self._refuse("This release cannot be made", exc)
             return
         if self.ask:
             answer = QMessageBox.question(self, "Spend this budget?", text)
@@ -320,14 +320,15 @@ class ReleasePage(QWidget):
         self.cancel_button.hide()
         self.refresh()
         if isinstance(exc, WorkbenchError) and not isinstance(exc, Cancelled):
-            self._refuse("The release failed", str(exc))
+            self._refuse("The release failed", exc)
         else:
             message = str(exc) if isinstance(exc, Cancelled) else f"Unexpected error: {exc!r}. Nothing was shown."
             QMessageBox.warning(self, "The release failed", message)
 
-    def _refuse(self, title: str, message: str) -> None:
-        """A refusal names the step and field to fix; once the message is closed, the app shows that field."""
-        place = place_of(message, self.document.plan)
+    def _refuse(self, title: str, error: WorkbenchError) -> None:
+        """A refusal names the step and field to fix (the error's own place); once the message is closed, the app
+        shows that field."""
+        place, message = place_of(error, self.document.plan), str(error)
         QMessageBox.warning(self, title, f"{message}\n\nWhere to fix it: {place.words}. Closing this message "
                                          "takes you there.")
         self.go_to.emit(place)

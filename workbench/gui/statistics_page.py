@@ -134,7 +134,9 @@ class StatisticsPage(QWidget):
         self.interval.setAccessibleName("quantile interval in the column's units")
         self.interval.setToolTip(
             "Also release an interval in the column's units that holds the true quantile with 95% probability, "
-            "whatever the data. It uses 60% of this statistic's ε; the values get the other 40%.")
+            "whatever the data. It uses 60% of this statistic's ε; the values get the other 40%, so their error in "
+            "ranks is about 2.5 times what it would be. Budget and preview (step 5) shows both errors: the value's in "
+            "ranks, with and without the interval, and the interval's expected width in the column's units.")
         self.percent = QCheckBox("in %")
         self.percent.setAccessibleName("shares in percent")
         self.percent.setToolTip("Release the shares in percent (0 to 100) rather than as proportions (0 to 1).")

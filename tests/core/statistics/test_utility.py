@@ -283,3 +283,95 @@ def test_at_the_epsilon_a_target_buys_the_release_covers_95_to_97_5_percent_on_s
     print(f"ε = {epsilon:.4g}; coverage {coverage:.4f}; stated ± from {min(stated):.1f} to {max(stated):.1f}")
     assert 0.945 <= coverage <= 0.975, coverage
     assert np.quantile(stated, 0.99) <= target * 1.01  # the target holds (up to the count noise in n̂)
+
+
+SMALL_GROUP_SIZES = (8, 15, 30, 60)
+SPREAD_REPEATS = 1500
+
+
+def _plug_in_spread_bound(statistic, noises, s: Schema, size: float, first: float, second: float) -> float:
+    """The bound as it was before issue 37: the 95% point of the error simulated at the released moments (the
+    test must catch it)."""
+    from workbench.core.privacy.accuracy import simulated_halfwidth, simulated_noise, simulation_rng
+
+    grid, squares, _ = statistic._grids(s)
+    largest = squares.upper
+    mean = min(max(first / size, -np.sqrt(largest)), np.sqrt(largest))
+    moment = min(max(second / size, mean * mean), largest)
+    rng = simulation_rng()
+    z1 = simulated_noise(noises[0].kind.value, noises[0].scale, 4000, rng) * grid.unit
+    z2 = simulated_noise(noises[1].kind.value, noises[1].scale, 4000, rng) * squares.unit
+    zn = simulated_noise(noises[2].kind.value, noises[2].scale, 4000, rng)
+    truth = statistic._finish(statistic._from_moments(np.array([mean * size]), np.array([moment * size]),
+                                                      np.array([size]), largest))
+    released = statistic._finish(statistic._from_moments(mean * size + z1, moment * size + z2, size + zn, largest))
+    return simulated_halfwidth(released - truth[0], 0.95)
+
+
+@pytest.mark.parametrize("mechanism,epsilon", [(MechanismKind.LAPLACE, 1.0), (MechanismKind.GAUSSIAN, 2.0)])
+def test_variance_and_standard_deviation_bounds_cover_small_groups_near_a_bound(mechanism, epsilon):
+    """Issue 37, 1: by group, with groups of 8, 15, 30 and 60 rows of values near the upper bound of [0, 100]
+    (100 less an exponential of mean 4, clamped: ties at the bound), the bound simulated at the released moments
+    covered 88-95%. The bound that reaches every variance consistent with the released sums (``variance_bounds``)
+    covers at least 95% in every group. 1,500 releases per group, noise drawn with numpy at a fixed seed (this
+    checks the bound, not OpenDP). A bound that covers exactly 95% would fail the pooled check (6,000 cells, below
+    94.3%: 2.5 standard errors) with probability 0.6% and a group's (1,500 cells, below 93.3%: 3 standard errors)
+    with probability about 0.1% each; the new bound covers 99-100% here, where the noise is several times the
+    range of the data (a bound valid for every true variance must then reach most of the range)."""
+    from workbench.core.privacy.accuracy import simulated_noise
+
+    draws = np.random.default_rng(37)  # synthetic data and simulated noise for a bound check only
+    x = np.concatenate([np.clip(100 - draws.exponential(4.0, n), 0, 100).round(2) for n in SMALL_GROUP_SIZES])
+    names = tuple(f"g{i}" for i in range(len(SMALL_GROUP_SIZES)))
+    frame = pd.DataFrame({"x": x, "g": np.repeat(names, SMALL_GROUP_SIZES)})
+    s = Schema(columns=(NumericColumn("x", lower=0, upper=100), CategoricalColumn("g", names, outside=OutsideCategories.DROP)),
+               unit=PrivacyUnit(), neighbouring=Neighbouring.ADD_REMOVE)
+    delta = 1e-6 if mechanism is MechanismKind.GAUSSIAN else 0.0
+    table = Table(frame=frame, source=Path("small.csv"), file_format="text")
+    for statistic in (Variance("x", by="g"), StandardDeviation("x", by="g")):
+        noises = PlannedStatistic(statistic, mechanism, Budget(epsilon, delta)).noises(s)
+        exact = statistic.exact(prepare(table, s))
+        grid, squares, _ = statistic._grids(s)
+        truth = statistic._finish(statistic._from_moments(np.array(exact[0]) * grid.unit, np.array(exact[1]) * squares.unit,
+                                                          np.array(exact[2], dtype=float), squares.upper))
+        noise = [simulated_noise(n.kind.value, n.scale, SPREAD_REPEATS * len(names), draws).reshape(SPREAD_REPEATS, -1)
+                 for n in noises]
+        covered, plug_in = np.zeros(len(names)), np.zeros(len(names))
+        for r in range(SPREAD_REPEATS):
+            noisy = [[int(e + z) for e, z in zip(answers, part[r])] for answers, part in zip(exact, noise)]
+            for g, cell in enumerate(statistic.estimate(noisy, noises, s, 0.95)):
+                if cell.value is None:  # no value released (noisy count below 2): nothing stated, nothing missed
+                    covered[g] += 1
+                    plug_in[g] += 1
+                    continue
+                error = abs(cell.raw_value - truth[g])
+                covered[g] += error <= cell.error
+                size = float(noisy[2][g])
+                plug_in[g] += error <= _plug_in_spread_bound(statistic, noises, s, size, noisy[0][g] * grid.unit,
+                                                             noisy[1][g] * squares.unit)
+        coverage, old = covered / SPREAD_REPEATS, plug_in / SPREAD_REPEATS
+        print(f"{statistic.label}: coverage {np.round(coverage, 4)}; at the released moments {np.round(old, 4)}")
+        assert coverage.mean() >= 0.943 and coverage.min() >= 0.933, coverage
+        assert old.min() < 0.933, old  # the test catches the bound it replaces
+
+
+def test_a_weighted_counts_bound_covers_95_percent_exactly_on_its_fine_grid():
+    """Issue 37, 2: the weighted count covered 94.1-94.9% in 4,000-release runs. Its noise has a scale of about
+    10¹⁰ steps of the weights' grid, so its bound has none of the whole-step slack that lifts other bounds above
+    95%: the tail beyond it is 5.0% exactly, and 4,000 releases vary by 0.34 points (one standard error). On
+    200,000 releases of OpenDP's noise the coverage is at least 94.8% (4 standard errors below 95%: a false
+    failure with probability about 3e-5), and the exact tail is at most 5%."""
+    from workbench.core.privacy.accuracy import discrete_laplace_tail
+
+    statistic = Count(weighted_by="wt")
+    s = schema(Neighbouring.SUBSTITUTE, 1)
+    noises = PlannedStatistic(statistic, MechanismKind.LAPLACE, Budget(0.3, 0.0)).noises(s)
+    unit = statistic.queries(s)[0].unit
+    exact = statistic.exact(prepare(TABLE, s))[0][0]
+    stated = min(cell.error for cell in statistic.estimate([[exact]], noises, s, 0.95))  # the noise's bound and more
+    steps = statistic.error_bound(noises, s, None, 0.95) / unit
+    assert noises[0].scale > 1e9 and discrete_laplace_tail(noises[0].scale, round(steps)) <= 0.05
+    released = noises[0].sample([exact] * 200_000)
+    coverage = float(np.mean(np.abs(released - exact) * unit <= stated))
+    print(f"coverage {coverage:.4f}")
+    assert coverage >= 0.948, coverage

@@ -43,7 +43,7 @@ from workbench.core.data.aggregates import (
 from workbench.core.data.io import Table
 from workbench.core.data.reading import MISSING_BIN, CategoryMatcher, category_bins, person_keys, read_numbers
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
-from workbench.core.errors import SchemaError
+from workbench.core.errors import Place, SchemaError
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,7 +189,8 @@ def check_columns_exist(table: Table, schema: Schema) -> None:
         raise SchemaError(
             f"The plan describes {listed}, which {'is' if len(absent) == 1 else 'are'} not in {table.source.name}. "
             f"That file has the columns {_some(table.columns)}. Is the plan meant for another dataset? "
-            "Open the right file, or edit the plan's column names."
+            "Open the right file, or edit the plan's column names.",
+            place=Place("columns", "kind", absent[0]),  # the plan's names to edit (or File > Open: both named)
         )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, ClassVar
 
-from workbench.core.errors import SchemaError
+from workbench.core.errors import Place, SchemaError
 from workbench.core.real import is_finite_real, is_whole_number
 
 
@@ -105,33 +105,40 @@ class NumericColumn(ColumnSpec):
             if bound is None:
                 raise SchemaError(
                     f"{where} has no {label} bound yet. Enter a {label} bound you know without looking "
-                    "at the data (for example from the questionnaire or a previous publication)."
+                    "at the data (for example from the questionnaire or a previous publication).",
+                    place=Place("columns", "bounds", self.name),
                 )
             if not is_finite_real(bound):
-                raise SchemaError(f"{where}: the {label} bound must be a finite number, not {bound!r}.")
+                raise SchemaError(f"{where}: the {label} bound must be a finite number, not {bound!r}.",
+                                  place=Place("columns", "bounds", self.name))
             if abs(bound) > MAX_BOUND:
                 raise SchemaError(
                     f"{where}: the {label} bound {bound:g} is beyond ±{MAX_BOUND:g}, where sums lose precision and "
-                    "noise cannot be calibrated. Rescale the column (for example to thousands) and its bounds."
+                    "noise cannot be calibrated. Rescale the column (for example to thousands) and its bounds.",
+                    place=Place("columns", "bounds", self.name),
                 )
         assert self.lower is not None and self.upper is not None
         if self.lower > self.upper:
             raise SchemaError(
-                f"{where}: the lower bound {self.lower:g} is above the upper bound {self.upper:g}. Swap them."
+                f"{where}: the lower bound {self.lower:g} is above the upper bound {self.upper:g}. Swap them.",
+                place=Place("columns", "bounds", self.name),
             )
         if self.lower == self.upper:
             raise SchemaError(
                 f"{where}: the lower and upper bounds are both {self.lower:g}, so every value would be "
-                "clamped to that constant. Enter a range that contains the plausible values."
+                "clamped to that constant. Enter a range that contains the plausible values.",
+                place=Place("columns", "bounds", self.name),
             )
         if self.missing.action is MissingAction.IMPUTE:
             value = self.missing.value
             if not is_finite_real(value):
-                raise SchemaError(f"{where}: the value that replaces a missing one must be a number, not {value!r}.")
+                raise SchemaError(f"{where}: the value that replaces a missing one must be a number, not {value!r}.",
+                                  place=Place("columns", "missing", self.name))
             if not self.lower <= value <= self.upper:
                 raise SchemaError(
                     f"{where}: the value {value:g} that replaces missing ones lies outside the bounds "
-                    f"[{self.lower:g}, {self.upper:g}]. Choose a value within them."
+                    f"[{self.lower:g}, {self.upper:g}]. Choose a value within them.",
+                    place=Place("columns", "missing", self.name),
                 )
 
 
@@ -158,22 +165,27 @@ class CategoricalColumn(ColumnSpec):
         if not self.categories:
             raise SchemaError(
                 f"{where} has no categories yet. List the categories that exist publicly (for example "
-                "the answer options of the questionnaire); they must not be read off the data."
+                "the answer options of the questionnaire); they must not be read off the data.",
+                place=Place("columns", "categories", self.name),
             )
         if any(not isinstance(c, str) or not c.strip() for c in self.categories):
-            raise SchemaError(f"{where}: every category must be a non-empty piece of text.")
+            raise SchemaError(f"{where}: every category must be a non-empty piece of text.",
+                              place=Place("columns", "categories", self.name))
         repeated = len(set(self.categories)) < len(self.categories) and sorted(
             c for c, count in Counter(self.categories).items() if count > 1
         )
         if repeated:
-            raise SchemaError(f"{where}: the categories {', '.join(map(repr, repeated))} are listed twice.")
+            raise SchemaError(f"{where}: the categories {', '.join(map(repr, repeated))} are listed twice.",
+                              place=Place("columns", "categories", self.name))
         if self.outside is OutsideCategories.OTHER and OTHER_BIN in self.categories:
             raise SchemaError(
                 f"{where}: a category is called '{OTHER_BIN}', which is the name of the bin for values "
-                "outside the list. Rename that category, or choose to drop values outside the list."
+                "outside the list. Rename that category, or choose to drop values outside the list.",
+                place=Place("columns", "categories", self.name),
             )
         if self.missing.action is MissingAction.IMPUTE and not isinstance(self.missing.value, str):
-            raise SchemaError(f"{where}: the category that replaces missing values must be text.")
+            raise SchemaError(f"{where}: the category that replaces missing values must be text.",
+                              place=Place("columns", "missing", self.name))
 
     @property
     def bins(self) -> tuple[str, ...]:
@@ -329,30 +341,35 @@ class Schema:
         names = [spec.name for spec in self.columns]
         repeated = sorted(n for n, count in Counter(names).items() if count > 1)
         if repeated:
-            raise SchemaError(f"The schema describes {', '.join(map(repr, repeated))} more than once.")
+            raise SchemaError(f"The schema describes {', '.join(map(repr, repeated))} more than once.",
+                              place=Place("columns", "kind"))
         for spec in self.columns:
             spec.validate()
         k = self.unit.max_rows_per_person
         if k < 1:
-            raise SchemaError(f"At most {k} rows per person is impossible; enter 1 or more.")
+            raise SchemaError(f"At most {k} rows per person is impossible; enter 1 or more.",
+                              place=Place("unit", "unit"))
         if self.unit.id_column is None and k != 1:
             raise SchemaError(
                 "Without an id column every row is its own person, so 'max rows per person' must be 1. "
-                "Choose the id column, or set it to 1."
+                "Choose the id column, or set it to 1.",
+                place=Place("unit", "unit"),
             )
         if self.unit.id_column is not None:
             spec = self.column(self.unit.id_column)
             if not isinstance(spec, IdentifierColumn):
                 raise SchemaError(
                     f"The privacy unit is identified by '{spec.name}', which is described as {spec.kind}. "
-                    "Mark it as an identifier."
+                    "Mark it as an identifier.",
+                    place=Place("unit", "unit", spec.name),
                 )
         if self.neighbouring is Neighbouring.SUBSTITUTE:
             size = self.public_size
             if not is_whole_number(size) or size < 1:
                 raise SchemaError(
                     "Under 'substitute one person' the number of persons is public: enter it as the "
-                    "public size (a whole number of at least 1)."
+                    "public size (a whole number of at least 1).",
+                    place=Place("unit", "public size"),
                 )
 
     def to_json(self) -> dict[str, Any]:

@@ -31,9 +31,11 @@ from workbench.core.release.planner import (
     budget_plan,
     error_basis,
     expected_error,
+    group_size,
     relative_reference,
     reliable_from,
     size_for_error,
+    smallest_group_caveat,
     with_privacy,
 )
 from workbench.core.release.postprocess import PostProcessing, can_be_made_consistent
@@ -54,8 +56,8 @@ __all__ = [
     "check_delta_for_size", "DELTA_CEILING",
     "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_location", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
-    "describe_columns", "error_basis", "estimate_bounds", "expected_error", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
+    "describe_columns", "error_basis", "estimate_bounds", "expected_error", "group_size", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
     "plan_template", "PlannedStatistic", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "Registration", "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
-    "SEARCH_RANGE", "SqliteLedger", "size_for_error", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
+    "SEARCH_RANGE", "SqliteLedger", "size_for_error", "smallest_group_caveat", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
 ]

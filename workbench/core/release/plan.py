@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.data import Neighbouring, Schema
-from workbench.core.errors import BudgetError, PlanError, WorkbenchError
+from workbench.core.errors import BudgetError, Place, PlanError, WorkbenchError
 from workbench.core.privacy import (
     Guarantee,
     MechanismEvent,
@@ -270,30 +270,43 @@ class ReleasePlan:
         return replace(self.schema, columns=tuple(c for c in self.schema.columns if c.name in used))
 
     def validate(self) -> None:
-        """Check everything that can be checked without data; raise a WorkbenchError if unsound."""
+        """Check everything that can be checked without data; raise a WorkbenchError if unsound, with its
+        ``Place`` (issue 37, 6)."""
         self.used_schema().validate()
         if not self.statistics:
-            raise PlanError("The plan has no statistics. Add at least one.")
-        check_epsilon(self.total.epsilon)
-        if self.total.delta != 0:
-            check_delta(self.total.delta)
+            raise PlanError("The plan has no statistics. Add at least one.", place=Place("statistics", "add"))
+        try:
+            check_epsilon(self.total.epsilon)
+        except WorkbenchError as exc:
+            raise exc.placed(Place("budget", "epsilon"))
+        try:
+            if self.total.delta != 0:
+                check_delta(self.total.delta)
+            self._check_delta_against_size()
+        except WorkbenchError as exc:
+            raise exc.placed(Place("budget", "delta"))
         if not 0.5 <= self.confidence < 1:
-            raise PlanError(f"The confidence level must be at least 0.5 and below 1, not {self.confidence!r}.")
-        self._check_delta_against_size()
+            raise PlanError(f"The confidence level must be at least 0.5 and below 1, not {self.confidence!r}.",
+                            place=Place("budget", "confidence"))
         if self.dataset.sampling_rate is not None and self.schema.neighbouring is not Neighbouring.ADD_REMOVE:
             raise PlanError(
                 "Amplification by sampling is claimed here only for neighbours that differ by adding or removing a "
-                "person (Poisson sampling); this plan uses 'substitute'. Remove the sampling rate, or use add/remove."
+                "person (Poisson sampling); this plan uses 'substitute'. Remove the sampling rate, or use add/remove.",
+                place=Place("budget", "sampling"),
             )
         for planned in self.statistics:
-            self._check_statistic(planned)
+            try:
+                self._check_statistic(planned)
+            except WorkbenchError as exc:
+                raise exc.placed(Place("statistics", "statistic", statistic=planned.statistic.label))
         spent = self.guarantee()
         over = overspend(spent, self.total.epsilon, self.total.delta)
         if over:
             raise BudgetError(
                 f"The statistics spend ε = {spent.epsilon:g}, δ = {spent.delta:g} in total, more than the plan's "
                 f"budget of ε = {self.total.epsilon:g}, δ = {self.total.delta:g} (over by ε {over[0]:g}, "
-                f"δ {over[1]:g}). Lower some statistics' ε or δ, or raise the total."
+                f"δ {over[1]:g}). Lower some statistics' ε or δ, or raise the total.",
+                place=Place("budget", "epsilon"),
             )
 
     def _check_statistic(self, planned: PlannedStatistic) -> None:
@@ -316,7 +329,8 @@ class ReleasePlan:
                 other = " or choose the Gaussian mechanism" if MechanismKind.GAUSSIAN in allowed else ""
                 raise BudgetError(f"the {planned.mechanism.title} mechanism spends no δ; set δ to 0{other}.")
         except WorkbenchError as exc:
-            raise BudgetError(f"{where}: {exc}") from None
+            raise BudgetError(f"{where}: {exc}", place=Place("statistics", "statistic",
+                                                             statistic=planned.statistic.label)) from None
         planned.statistic.queries(self.schema)  # raises if the columns do not fit the statistic
         planned.post.check(planned.statistic)
         if planned.post.consistent:
@@ -466,4 +480,4 @@ class ReleasePlan:
         try:
             return cls.from_json(data)
         except WorkbenchError as exc:
-            raise type(exc)(f"{path.name}: {exc}") from None
+            raise type(exc)(f"{path.name}: {exc}", place=exc.place) from None

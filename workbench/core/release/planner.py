@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from workbench.core.data import Schema
-from workbench.core.errors import PlanError
+from workbench.core.errors import Place, PlanError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
 from workbench.core.release.reliability import ReliabilityRule, smallest_reliable_value
@@ -61,6 +61,17 @@ def error_basis(planned: PlannedStatistic, schema: Schema, size_estimate: float 
     return f"{which}, {rows:,.0f} rows{weights}"
 
 
+def smallest_group_caveat(planned: PlannedStatistic) -> str:
+    """What a planned smallest group does not promise (issue 37, 2): a released group's error is computed at its
+    noisy count, which for a group of exactly that size comes out below it about half the time, and then the
+    stated error (and a target met at that size) is a little larger. Empty where the error does not depend on
+    the rows or no smallest group is planned."""
+    if planned.smallest_group is None or not planned.statistic.by or not planned.statistic.computed_from_noisy_sums:
+        return ""
+    return (f"a group whose noisy count comes out below {planned.smallest_group:,} rows states a little more "
+            "than this")
+
+
 def size_for_error(planned: PlannedStatistic, schema: Schema, target: float, confidence: float) -> int | None:
     """The fewest rows a group (or the table) needs for ``planned`` to be within ±``target``, or None
     where no number of rows is enough (a count's error does not shrink with size)."""
@@ -105,7 +116,8 @@ def epsilon_for_error(
         raise PlanError(
             f"'{statistic.label}' cannot be released within ±{target:g} even with ε = {MAX_EPSILON:g}"
             f"{'' if size_estimate else ' (a mean also needs a public size estimate)'}. Accept a larger error, "
-            "narrow the bounds, or protect fewer rows per person."
+            "narrow the bounds, or protect fewer rows per person.",
+            place=Place("budget", "target", statistic=statistic.label),
         )
     if error(MIN_EPSILON) <= target:
         return MIN_EPSILON
@@ -122,7 +134,7 @@ def epsilon_for_error(
 def allocate(total_epsilon: float, weights: Sequence[float]) -> list[float]:
     """Split ``total_epsilon`` in proportion to ``weights`` (all positive)."""
     if not weights or any(not (w > 0 and math.isfinite(w)) for w in weights):
-        raise PlanError("Every weight must be a positive number.")
+        raise PlanError("Every weight must be a positive number.", place=Place("budget", "weight"))
     whole = math.fsum(weights)
     return [total_epsilon * w / whole for w in weights]
 
@@ -148,7 +160,8 @@ def budget_plan(plan: ReleasePlan) -> ReleasePlan:
         if left <= 0:
             raise PlanError(
                 f"The accuracy targets and fixed ε already need ε = {fixed:g} of the total {plan.total.epsilon:g}; "
-                "nothing is left to share by weight. Raise the total or loosen the targets."
+                "nothing is left to share by weight. Raise the total or loosen the targets.",
+                place=Place("budget", "epsilon"),
             )
         shares = allocate(left, [statistics[i].weight for i in weighted])  # type: ignore[misc]
         for i, epsilon in zip(weighted, shares):

@@ -43,6 +43,22 @@ def error_words(error: float, unit: str = "", lower: float | None = None, upper:
     return f"{text}; interval {released_number(lower, width)} to {released_number(upper, width)}"
 
 
+def interval_preview_words(preview, rows: float | None, short: bool = False) -> str:
+    """Step 5's words for a quantile's interval before release (a ``quantiles.IntervalPreview``): its planned
+    half-width in the column's units, then what it costs the values: "; interval about ± 950 (10,000 rows spread
+    evenly); the interval takes 60% of ε, so the value is within ± 29 ranks rather than ± 12". ``short``: the
+    width alone ("; interval about ± 950"), for a table cell whose tooltip has the rest."""
+    if math.isfinite(preview.halfwidth) and rows:
+        width = f"; interval about ± {released_error(preview.halfwidth)}"
+        spread = f" ({rows:,.0f} rows spread evenly)"
+    else:
+        width, spread = "; interval width needs a size estimate", ""
+    if short:
+        return width
+    return (f"{width}{spread}; the interval takes {preview.interval_share:.0%} of ε, so the value is within "
+            f"± {preview.ranks:,} ranks rather than ± {preview.ranks_without_interval:,}")
+
+
 def coefficient_of_variation(cv: float) -> str:
     """A cell's CV as a percentage: one decimal below 10% ("4.3%"), whole above ("21%"), "∞" for a value of 0."""
     if not math.isfinite(cv):

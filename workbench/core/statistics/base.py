@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Sequence
 
 from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, Schema
 from workbench.core.data.aggregates import Aggregate, Categories, CellPart, Engine, Expression
-from workbench.core.errors import PlanError, SchemaError
+from workbench.core.errors import Place, PlanError, SchemaError
 from workbench.core.privacy import MechanismKind, Noise, Sensitivity, sensitivity
 
 
@@ -132,7 +132,8 @@ class Statistic:
         if len(self.by) > MAX_GROUPING_COLUMNS or len(set(self.by)) != len(self.by):
             raise PlanError(
                 f"A {self.type_name} by group is by one to {MAX_GROUPING_COLUMNS} different categorical columns, "
-                f"not by {', '.join(self.by)}."
+                f"not by {', '.join(self.by)}.",
+                place=Place("statistics", "statistic", statistic=self.label),
             )
         specs = tuple(categorical_spec(schema, c, f"{self.type_name} by group", grouping=True) for c in self.by)
         groups = math.prod(len(spec.bins) for spec in specs)
@@ -140,7 +141,8 @@ class Statistic:
             raise PlanError(
                 f"The {self.type_name} by {grouping_words(self.by)} would release {groups:,} groups (one per "
                 f"combination of their categories), more than {MAX_GROUPS:,}: every one would be mostly noise. "
-                "Group by fewer columns, or merge categories."
+                "Group by fewer columns, or merge categories.",
+                place=Place("statistics", "statistic", statistic=self.label),
             )
         return specs
 
@@ -243,7 +245,8 @@ def numeric_spec(schema: Schema, column: str, statistic: str) -> NumericColumn:
     if not isinstance(spec, NumericColumn):
         raise SchemaError(
             f"The {statistic} of '{column}' needs a numeric column with bounds, but '{column}' is described "
-            f"as {spec.kind}. Describe it as numeric, or choose another statistic."
+            f"as {spec.kind}. Describe it as numeric, or choose another statistic.",
+            place=Place("columns", "kind", column),
         )
     validated_once(spec)  # its bounds set the sensitivity: reversed, equal or missing bounds are named here
     return spec
@@ -255,14 +258,16 @@ def weight_spec(schema: Schema, weight: str, label: str) -> NumericColumn:
     if not isinstance(spec, NumericColumn):
         raise SchemaError(
             f"'{label}' is weighted by '{weight}', which is described as {spec.kind}. A weight column must be numeric "
-            "with public bounds (the smallest and largest weight of the survey design)."
+            "with public bounds (the smallest and largest weight of the survey design).",
+            place=Place("columns", "kind", weight),
         )
     validated_once(spec)  # checked once per description, as every column a statistic reads
     assert spec.lower is not None
     if spec.lower <= 0:
         raise SchemaError(
             f"'{label}' is weighted by '{weight}', whose lower bound is {spec.lower:g}. Survey weights are positive: "
-            "enter the smallest weight the design gives (for example 1), so that a row always counts."
+            "enter the smallest weight the design gives (for example 1), so that a row always counts.",
+            place=Place("columns", "bounds", weight),
         )
     return spec
 
@@ -273,7 +278,8 @@ def categorical_spec(schema: Schema, column: str, statistic: str, grouping: bool
         what = f"A {statistic} of '{column}'" if grouping else f"The {statistic} of '{column}'"
         raise SchemaError(
             f"{what} needs a categorical column with public categories, but '{column}' is described as "
-            f"{spec.kind}. Describe it as categorical, or choose another {'grouping' if grouping else 'statistic'}."
+            f"{spec.kind}. Describe it as categorical, or choose another {'grouping' if grouping else 'statistic'}.",
+            place=Place("columns", "kind", column),
         )
     validated_once(spec)
     return spec

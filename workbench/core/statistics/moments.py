@@ -11,14 +11,7 @@ import numpy as np
 
 from workbench.core.data import Schema
 from workbench.core.data.aggregates import Column, Engine
-from workbench.core.privacy import (
-    SIMULATIONS,
-    Noise,
-    combined_halfwidth,
-    simulated_halfwidth,
-    simulated_noise,
-    simulation_rng,
-)
+from workbench.core.privacy import Noise, combined_halfwidth
 from workbench.core.statistics.base import (
     EMPTY_GROUP_WORDS,
     Cell,
@@ -33,6 +26,13 @@ from workbench.core.statistics.base import (
     weight_spec,
 )
 from workbench.core.statistics.grid import SumGrid, grid_of, summing_grid
+from workbench.core.statistics.variance_bounds import (
+    PREVIEW,
+    MomentLattice,
+    moment_lattice,
+    planned_halfwidth,
+    released_halfwidth,
+)
 from workbench.core.statistics.weights import product_grid, weight_grid, weighted_rounding
 
 
@@ -251,9 +251,10 @@ class Variance(ColumnStatistic):
     """The variance of a numeric column (divisor n - 1): noisy centred sums of values and of
     squares over a noisy (or public) count, a third of ε and δ each (half each with a public count).
 
-    Its error bound comes from simulation: the three noises are drawn from their public
-    distributions (fixed seed) around the released moments, and the 95% point of the
-    estimator's error is stated; previews use the worst case for bounded data instead.
+    Its error bound holds whatever the true moments (``variance_bounds``, issue 37, 1): the largest distance
+    from the released value to any variance consistent with the released sums and count at the confidence,
+    from simulated quantiles of the noises' combinations (fixed seed). Previews state the most a release at the
+    planned size can state.
     """
 
     type_name: ClassVar[str] = "variance"
@@ -316,6 +317,7 @@ class Variance(ColumnStatistic):
     def estimate(self, noisy, noises, schema, confidence):
         grid, squares, _ = self._grids(schema)
         largest = (squares.upper if squares.upper else 0.0)  # (half range)^2 bounds any variance of the data
+        lattice = self._lattice(noises, schema, confidence)
         cells = []
         for i, group in enumerate(self.groups(schema)):
             size = float(schema.public_size) if self._public_count(schema) else float(noisy[2][i])
@@ -324,44 +326,45 @@ class Variance(ColumnStatistic):
                 cells.append(Cell(group, None, None, note))
                 continue
             first, second = noisy[0][i] * grid.unit, noisy[1][i] * squares.unit
-            value = float(self._finish(self._from_moments(np.array([first]), np.array([second]), np.array([size]), largest))[0])
-            error = self._simulated_error(noises, schema, size, first / size, second / size, confidence)
+            variance = float(self._from_moments(np.array([first]), np.array([second]), np.array([size]), largest)[0])
+            value = float(self._finish(np.array([variance]))[0])
+            error = released_halfwidth(lattice, first, second, size, variance, self._root)
             cells.append(Cell(group, value, error + self._rounding_of_value(schema, value, error)))
         return marked_at_integer_limit(tuple(cells), noisy, noises, confidence)
 
-    def _simulated_error(self, noises, schema, size, mean, second, confidence, draws: int = SIMULATIONS) -> float:
+    _root: ClassVar[bool] = False  # the released value is the variance's square root
+
+    def _lattice(self, noises: Sequence[Noise], schema: Schema, confidence: float, preview: bool = False) -> MomentLattice:
+        """The simulated bounds behind the error of every group (``variance_bounds``), for these noises; coarser
+        and quicker for a preview, which only needs their largest."""
         grid, squares, _ = self._grids(schema)
-        largest = squares.upper
-        mean = min(max(mean, -math.sqrt(largest)), math.sqrt(largest))
-        second = min(max(second, mean * mean), largest)
-        rng = simulation_rng()
-        z1 = simulated_noise(noises[0].kind.value, noises[0].scale, draws, rng) * grid.unit
-        z2 = simulated_noise(noises[1].kind.value, noises[1].scale, draws, rng) * squares.unit
-        zn = simulated_noise(noises[2].kind.value, noises[2].scale, draws, rng) if len(noises) > 2 else np.zeros(draws)
-        truth = self._finish(self._from_moments(np.array([mean * size]), np.array([second * size]), np.array([size]), largest))
-        released = self._finish(self._from_moments(mean * size + z1, second * size + z2, size + zn, largest))
-        return simulated_halfwidth(released - truth[0], confidence)
+        reach = max(grid.hi - grid.centre, grid.centre - grid.lo) * grid.unit
+        count = (noises[2].kind.value, noises[2].scale) if len(noises) > 2 else float(schema.public_size)
+        return moment_lattice((noises[0].kind.value, noises[0].scale, grid.unit),
+                              (noises[1].kind.value, noises[1].scale, squares.unit), count, reach, confidence,
+                              **(PREVIEW if preview else {}))
 
     def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
-        """For previews: simulated at a public size, the largest over data shapes from values all at
-        the bounds to a spread of an eighth of the range, centred or off-centre."""
+        """For previews and accuracy targets: the most a release at ``size`` rows can state, whatever the true
+        moments (``variance_bounds.planned_halfwidth``), with the rounding."""
+        noise = self._planned_noise(noises, schema, size, confidence)
+        return noise + self._rounding_of_value(schema, 0.0, noise)  # at a value of 0: the largest
+
+    def _planned_noise(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+        """The variance's bound for the noise alone at ``size`` rows (the public size where there is one)."""
         if self._public_count(schema):
             size = float(schema.public_size)
         if not size or size < 2:
             return math.inf
-        _, squares, _ = self._grids(schema)
-        largest, reach = squares.upper, math.sqrt(squares.upper)
-        shapes = [(m, m * m + v * largest) for m in (0.0, reach / 2) for v in (1.0, 1 / 4, 1 / 16)]
-        draws = SIMULATIONS // 4  # a preview redraws on every slider move; its worst case already leans high
-        noise = max(self._simulated_error(noises, schema, size, m, m2, confidence, draws) for m, m2 in shapes)
-        return noise + self._rounding_of_value(schema, 0.0, noise)  # at a value of 0: the largest
+        return planned_halfwidth(self._lattice(noises, schema, confidence, preview=True), size)
 
     def method(self, schema: Schema) -> str:
         where = f",{self._in_each_group()}" if self.by else ""
         divisor = "the public size" if self._public_count(schema) else "a noisy count"
         return (
             f"Noisy sums of values and of squared values, both centred on the middle of the bounds, over {divisor}"
-            f"{where}; divisor n - 1. The error bound is simulated from the noise distributions."
+            f"{where}; divisor n - 1. The error bound holds whatever the true mean and variance: it reaches every "
+            "variance consistent with the released sums and count (from simulated quantiles of the noises)."
         )
 
 
@@ -372,8 +375,23 @@ class StandardDeviation(Variance):
     type_name: ClassVar[str] = "stddev"
     words: ClassVar[str] = "standard deviation"
 
+    _root: ClassVar[bool] = True
+
     def _finish(self, variance: np.ndarray) -> np.ndarray:
         return np.sqrt(variance)
+
+    def error_bound(self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float) -> float:
+        """For previews: for a standard deviation of at least a quarter of the half-range (as previews said
+        before issue 37), the most a release at ``size`` rows states: the variance's planned bound T around a
+        variance x = (R/4)² reaches √(x ± T). (Near 0 a standard deviation's error is up to √T, which no
+        preview of a spread can usefully promise.)"""
+        noise = self._planned_noise(noises, schema, size, confidence)
+        if math.isinf(noise):
+            return noise
+        grid, _, _ = self._grids(schema)
+        x = (max(grid.hi - grid.centre, grid.centre - grid.lo) * grid.unit / 4) ** 2
+        spread = max(math.sqrt(x + noise) - math.sqrt(x), math.sqrt(x) - math.sqrt(max(0.0, x - noise)))
+        return spread + self._rounding_of_value(schema, math.sqrt(x), spread)
 
     def _rounding_of_value(self, schema: Schema, value: float, noise_error: float) -> float:
         """The variance's rounding r moves its square root by |√a - √b| = |a - b| / (√a + √b): at most √r, and at

@@ -153,3 +153,34 @@ def _bin_counts(ranks: Ranks, cuts: Sequence[tuple[float, int, int]], candidates
     positions = np.where(lower, ranks.at_or_below(where), ranks.below(where)).tolist()
     edges = [0, *positions, ranks.total]
     return [b - a for a, b in zip(edges, edges[1:])]
+
+
+def ordered_across_levels(intervals: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """One group's intervals for increasing levels, made monotone (ends never decrease from one level to the next)
+    by widening only: each lower end becomes the least lower end of its level and those above, each upper end the
+    greatest upper end of its level and those below. The true quantiles are ordered like the levels, so an interval
+    that held its quantile still holds it: each level keeps its coverage (issue 37, 3). Narrowing instead (the
+    greatest lower end of the levels below) would need every level to cover at once, which nothing states.
+    Post-processing of released intervals."""
+    lows = np.minimum.accumulate(np.array([low for low, _ in intervals], dtype=float)[::-1])[::-1]
+    highs = np.maximum.accumulate(np.array([high for _, high in intervals], dtype=float))
+    return [(float(low), float(high)) for low, high in zip(lows, highs)]
+
+
+def planned_interval_halfwidth(check_noise: Noise, levels: Sequence[float], rank_bound: float, rows: float,
+                               width: float, candidates: int, confidence: float) -> float:
+    """What a preview says of the interval's half-width in the column's units (issue 37, 3), from public inputs
+    only: for ``rows`` rows spread evenly over bounds ``width`` apart, a cut is kept once it lies more than h rows
+    beyond the quantile (h the check's half-width for a cut among the ladder's, with as many bins each side as
+    half the histogram's), and the released value lies typically a quarter of its 95% rank bound off (on ordinary
+    data; the bound is a worst case over all data); so an end lies about h + rank_bound / 4 rows from the
+    quantile, (h + rank_bound / 4) x width / rows in units, at most the whole width. A typical width, not a
+    bound: data denser near the quantile (ties) give narrower intervals, sparser data wider ones, and the
+    ladder's doubling moves an end by up to as much again."""
+    if not rows or rows <= 0:
+        return math.inf
+    per_side = max(1, math.ceil(math.log2(max(candidates - 1, 2))))  # cuts 1, 2, 4, ... steps away, short of a bound
+    bins_each_side = per_side * len(levels)
+    miss = (1.0 - confidence) / 2.0 / per_side
+    h = max(rank_check_halfwidth(check_noise.scale, alpha, bins_each_side, bins_each_side, miss) for alpha in levels)
+    return min(width, (h + rank_bound / 4.0) * width / rows)

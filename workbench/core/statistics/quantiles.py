@@ -25,7 +25,12 @@ from workbench.core.privacy import (
 from workbench.core.privacy.mechanisms import QUANTILE_LEVEL_DENOMINATOR, quantile_fraction, quantile_level_fraction
 from workbench.core.real import is_finite_real
 from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_parts, numeric_spec
-from workbench.core.statistics.quantile_intervals import Ranks, quantile_intervals
+from workbench.core.statistics.quantile_intervals import (
+    Ranks,
+    ordered_across_levels,
+    planned_interval_halfwidth,
+    quantile_intervals,
+)
 
 
 def level_words(level: float) -> str:
@@ -79,6 +84,18 @@ def _person_distance(schema: Schema) -> int:
 
 
 INTERVAL_SHARES = {"value": 0.4, "check": 0.6}  # of a quantile statistic's ε, with an interval
+
+
+@dataclass(frozen=True)
+class IntervalPreview:
+    """Step 5's words for a quantile with its interval: the values' error in ranks, what it would be without the
+    interval (all of ε to the values), the interval's planned half-width in the column's units (for rows spread
+    evenly over the bounds), and the share of ε the interval takes."""
+
+    ranks: int
+    ranks_without_interval: int
+    halfwidth: float
+    interval_share: float
 
 
 @dataclass(frozen=True)
@@ -181,13 +198,18 @@ class Quantiles(ColumnStatistic):
         cells = []
         for i, group in enumerate(self.groups(schema)):
             ordered = sorted(float(per_level[i]) for per_level in points)  # consistent order: post-processing
+            raw = [tuple(float(end) for end in per_level[i]) for per_level in intervals]
+            widened = ordered_across_levels(raw) if raw else []  # ordered like the levels, by widening only
             for j, (level, value) in enumerate(zip(self.levels, ordered)):
                 label = f"{group} / {level_words(level)}" if self.by else level_words(level)
                 note = f"its position is within {error:,} rows of the true {level_words(level)}'s ({confidence:.0%})"
                 lower = upper = None
                 if intervals:
-                    lower, upper = (float(end) for end in intervals[j][i])
+                    lower, upper = widened[j]
                     note += f"; the true {level_words(level)} lies in [{lower:,.10g}, {upper:,.10g}] ({confidence:.0%})"
+                    if (lower, upper) != raw[j]:
+                        note += (f" (widened from [{raw[j][0]:,.10g}, {raw[j][1]:,.10g}] so that the levels' intervals "
+                                 "are in order; it still holds the quantile)")
                 cells.append(Cell(label, value, float(error), note, self.error_unit, lower=lower, upper=upper))
         return tuple(cells)
 
@@ -197,6 +219,24 @@ class Quantiles(ColumnStatistic):
         selections count: an interval's queries come after them."""
         count = len(self.candidates(schema))
         return max(quantile_rank_halfwidth(noise.scale, confidence, count) for noise in noises[:len(self.levels)])
+
+    def interval_preview(self, noises: Sequence[Noise], schema: Schema, size: float | None,
+                         confidence: float) -> "IntervalPreview | None":
+        """With ``interval``, what step 5 says before any release (issue 37, 3): the values' rank bound with the
+        interval and what it would be with the whole ε, and the interval's planned half-width in the column's
+        units (``planned_interval_halfwidth``) at ``size`` rows (one group's). Public inputs only."""
+        if not self.interval:
+            return None
+        spec = self._check(schema)
+        assert spec.lower is not None and spec.upper is not None
+        count = len(self.candidates(schema))
+        ranks = self.error_bound(noises, schema, size, confidence)
+        whole = [Noise(n.kind, n.sensitivity, n.scale * INTERVAL_SHARES["value"], n.epsilon / INTERVAL_SHARES["value"],
+                       n.delta) for n in noises[:len(self.levels)]]  # the value's selections at the whole ε
+        alone = max(quantile_rank_halfwidth(n.scale, confidence, count) for n in whole)
+        width = planned_interval_halfwidth(noises[len(self.levels)], self.levels, ranks, size or 0.0,
+                                           float(spec.upper) - float(spec.lower), count, confidence)
+        return IntervalPreview(int(ranks), int(alone), width, INTERVAL_SHARES["check"])
 
     def method(self, schema: Schema) -> str:
         where = self._in_each_group()
@@ -217,6 +257,8 @@ class Quantiles(ColumnStatistic):
             "confidence, that the cut lies on its side of the quantile; the end is the innermost kept cut, or the "
             "column's bound where none is kept. The interval holds the true quantile with at least the stated "
             "confidence whatever the data."
+            + (" Where the intervals of two levels would cross, an end is widened to the next level's (never "
+               "narrowed), so that they are in order and each still holds its quantile." if len(self.levels) > 1 else "")
         )
 
     def to_json(self) -> dict[str, Any]:
