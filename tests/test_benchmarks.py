@@ -190,3 +190,54 @@ def test_the_out_of_core_baseline_quantiles_are_duckdbs_own(tmp_path, monkeypatc
     expected = dict(duckdb.sql(f"SELECT region, quantile_disc(age, {list(levels)}) FROM {source} WHERE age IS NOT NULL "
                                "GROUP BY region").fetchall())
     assert grouped == expected
+
+
+def test_the_expert_spark_baseline_fuses_the_aggregates_on_one_cached_read():
+    """Issue 39: the PySpark baseline answers every aggregate from one cached view of the plan's columns, one query
+    per set of grouping columns, and Spark's exact percentile for each quantile statistic."""
+    from benchmarks import spark
+
+    queries = spark.expert_queries(20_000)
+    assert all(" FROM t" in query and "parquet" not in query for query in queries)
+    plain = [query for query in queries if "percentile" not in query]
+    groupings = [query.split(" GROUP BY ")[1] if " GROUP BY " in query else "" for query in plain]
+    assert len(groupings) == len(set(groupings)) == 8
+    assert sum("percentile(" in query for query in queries) == 3
+
+
+def test_the_in_memory_benchmark_runs_both_sides(tmp_path, monkeypatch):
+    """Ours (load and release) and pandas' read of the plan's columns with numpy's aggregates, each in its process."""
+    from benchmarks import in_memory
+
+    monkeypatch.setenv("BENCH_DATA", str(tmp_path))
+    results = in_memory.run(rows=20_000)
+    assert [r.name for r in results] == ["In memory, CSV 0.02M rows: time", "In memory, CSV 0.02M rows: peak memory"]
+    assert all(r.ours > 0 and r.baseline > 0 for r in results)
+
+
+def test_the_preview_benchmark_asks_a_statistic_by_a_51_category_column():
+    from benchmarks import preview_update
+
+    plan = preview_update.preview_plan(states=True)
+    plan.validate()
+    assert len(plan.statistics) == 20
+    statistic = plan.statistics[preview_update.BY_STATE].statistic
+    assert statistic.by == ("state",) and len(plan.schema.column("state").categories) == 51
+
+
+def test_the_utility_peers_get_our_quantile_candidates(monkeypatch):
+    """Issue 39: OpenDP's median is given the same 10,001 candidates as ours, not 101."""
+    from benchmarks import utility
+    from workbench.core.privacy.mechanisms import QUANTILE_CANDIDATES, quantile_candidates
+
+    given = []
+    real = utility.dp.m.make_private_quantile
+
+    def spy(domain, metric, measure, candidates, *args, **kwargs):
+        given.append(list(candidates))
+        return real(domain, metric, measure, candidates, *args, **kwargs)
+
+    monkeypatch.setattr(utility.dp.m, "make_private_quantile", spy)
+    utility.opendp_releases(1.0, utility.synthetic_table().head(200))
+    assert given and all(len(c) == QUANTILE_CANDIDATES for c in given)
+    assert given[0] == list(quantile_candidates(utility.LOWER, utility.UPPER))
