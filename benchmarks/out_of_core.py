@@ -304,7 +304,7 @@ def run(quick: bool = False, rows: tuple[int, ...] | None = None, cap: int | Non
         results.append(Result(
             f"dp-workbench release --memory-limit {cap}MB, CSV {size / 1e6:g}M rows: peak memory", cli["peak_mb"],
             cap, "MB", "the cap given", max_value=cap + CLI_ALLOWANCE_MB,
-            note=f"{cli['seconds']:.1f} s; {cli['progress']} progress reports with a percentage on the terminal; "
+            note=f"{cli['seconds']:.1f} s; {cli['progress']} progress reports with a percentage on standard error; "
                  f"target: the cap plus {CLI_ALLOWANCE_MB} MB for the interpreter"))
     return results
 
