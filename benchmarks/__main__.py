@@ -1,7 +1,7 @@
 """Run every benchmark and print one table of ratios; also write it as JSON.
 
-    python -m benchmarks            # 5,000,000 rows, several repeats, and out of core 100,000,000 rows: an hour or so
-    python -m benchmarks --quick    # 500,000 rows, fewer repeats: about two minutes
+    python -m benchmarks            # 5,000,000 rows, several repeats, and out of core 20,000,000 and 100,000,000 rows: hours
+    python -m benchmarks --quick    # 500,000 rows, fewer repeats, out of core and Spark 2,000,000: under five minutes
     python -m benchmarks --only loading,compose --json out.json
 
 The data are generated with a fixed seed on first use and kept in benchmarks/.data (not in
@@ -23,7 +23,7 @@ from pathlib import Path
 from benchmarks import data
 from benchmarks.results import Result, table
 
-SUITE = ("loading", "plan", "preview", "compose", "startup", "utility", "outofcore", "spark")
+SUITE = ("loading", "plan", "memory", "preview", "compose", "startup", "utility", "outofcore", "spark")
 DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
 
 
@@ -83,10 +83,11 @@ def run(only: tuple[str, ...], quick: bool, rows: int, failures: list[str] | Non
         print(f"  {name} done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
     files = data.files(rows) if {"loading", "plan"} & set(only) else {}
-    from benchmarks import compose_1000, loading, out_of_core, plan_run, preview_update, spark, startup, utility
+    from benchmarks import compose_1000, in_memory, loading, out_of_core, plan_run, preview_update, spark, startup, utility
 
     stage("loading", lambda: loading.run(files, repeats=2 if quick else 3))
     stage("plan", lambda: plan_run.run(files["csv"], repeats=2 if quick else 3))
+    stage("memory", lambda: in_memory.run(quick))
     stage("preview", preview_update.run)
     stage("compose", compose_1000.run)
     stage("startup", lambda: startup.run(starts=3 if quick else 7))
@@ -98,7 +99,7 @@ def run(only: tuple[str, ...], quick: bool, rows: int, failures: list[str] | Non
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="500,000 rows and fewer repeats (about two minutes)")
+    parser.add_argument("--quick", action="store_true", help="500,000 rows and fewer repeats, 2,000,000 out of core (under five minutes)")
     parser.add_argument("--rows", type=int, help="rows of the generated table (default 5,000,000; quick 500,000)")
     parser.add_argument("--only", help=f"comma-separated, from: {', '.join(SUITE)}")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"where to write the results ({DEFAULT_JSON})")

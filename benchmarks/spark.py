@@ -1,13 +1,16 @@
-"""Releasing the 20-statistic plan through the Spark engine, against the same aggregates written directly
-in PySpark, both in Spark's local mode on this machine (a cluster's numbers would be the cluster's).
+"""Releasing the 20-statistic plan through the Spark engine, against the PySpark an expert would write for the
+same numbers, both in Spark's local mode on this machine (a cluster's numbers would be the cluster's).
 
-Ours is ``release`` with ``SparkData``: the file typed and prepared by Spark SQL and cached, every
-statistic's exact answers, OpenDP's noise, the ledger's charge. The baseline is what a PySpark
-programmer would write: the same GROUP BYs on the Parquet file, with the same clamped integer sums and
-Spark's exact ``percentile`` for quantiles. One session serves both (its start is not timed). Target:
-time at most 1.3x the baseline's.
+Ours is ``release`` with ``SparkData``: every value read by the plan's description of its column, the file
+prepared and cached, every statistic's exact answers, OpenDP's noise, the ledger's charge. The baseline is the
+expert's PySpark: the Parquet file read once (``spark.read.parquet(file).select(<only the plan's columns>)``,
+Spark's own types), cached and counted (so the cache is filled inside its clock), then the plan's aggregates on
+the cached view, fusing those that share a GROUP BY (count(*), clamped integer sums on the same grid and
+count(column) side by side), with Spark's exact ``percentile`` for quantiles. One session serves both; its start
+and a warm-up job are not timed, and the baseline's cache is dropped before ours runs. Target: time at most 1.5x
+the expert's, at 2,000,000 rows in the quick run and 20,000,000 in the full one.
 
-    .venv/bin/python -m benchmarks.spark [--rows 2000000]
+    .venv/bin/python -m benchmarks.spark [--quick] [--rows 2000000]
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ QUICK_ROWS = 2_000_000
 DRIVER_MEMORY = "6g"
 
 
-def baseline_queries(rows: int) -> list[str]:
-    """The plan's aggregates in Spark SQL on the view ``bench``, one query per statistic."""
+def expert_queries(rows: int, view: str = "t") -> list[str]:
+    """The plan's aggregates in Spark SQL on the cached ``view`` of the plan's columns, one query per set of
+    grouping columns, and one per quantile statistic (``percentile``, exact)."""
     from workbench.core.data.schema import NumericColumn
     from workbench.core.statistics.counts import CrossTab, Histogram
     from workbench.core.statistics.grid import grid_of
@@ -35,27 +39,46 @@ def baseline_queries(rows: int) -> list[str]:
     from workbench.core.statistics.quantiles import Quantiles
 
     plan = data.plan(rows)
-    queries = []
+    fused: dict[frozenset[str], tuple[list[str], list[str]]] = {}
+    quantiles = []
     for planned in plan.statistics:
         statistic = planned.statistic
         by = list(statistic.by)
+        if isinstance(statistic, Quantiles):
+            levels = ", ".join(f"{level!r}D" for level in statistic.levels)
+            keys = ", ".join(by)
+            quantiles.append(f"SELECT {keys + ', ' if keys else ''}percentile({statistic.column}, array({levels})) "
+                             f"FROM {view} WHERE {statistic.column} IS NOT NULL" + (f" GROUP BY {keys}" if keys else ""))
+            continue
         if isinstance(statistic, (Sum, Mean)):
             spec = plan.schema.column(statistic.column)
             assert isinstance(spec, NumericColumn)
             clamped = f"greatest(least({statistic.column}, {spec.upper}D), {spec.lower}D)"
-            what = f"sum(CAST(bround({clamped} / {grid_of(spec).unit!r}D, 0) AS BIGINT)), count(*)"
-            where = f"WHERE {statistic.column} IS NOT NULL"
-        elif isinstance(statistic, Quantiles):
-            levels = ", ".join(f"{level!r}D" for level in statistic.levels)
-            what, where = f"percentile({statistic.column}, array({levels}))", f"WHERE {statistic.column} IS NOT NULL"
+            wanted = [f"sum(CAST(bround({clamped} / {grid_of(spec).unit!r}D, 0) AS BIGINT))", f"count({statistic.column})"]
         else:
-            columns = [statistic.column] if isinstance(statistic, Histogram) else (
+            by += [statistic.column] if isinstance(statistic, Histogram) else (
                 list(statistic.columns) if isinstance(statistic, CrossTab) else [])
-            by, what, where = by + columns, "count(*)", ""
-        keys = ", ".join(by)
-        queries.append(f"SELECT {keys + ', ' if keys else ''}{what} FROM bench {where}"
+            wanted = ["count(*)"]
+        order, aggregates = fused.setdefault(frozenset(by), (by, []))
+        aggregates.extend(a for a in wanted if a not in aggregates)
+    queries = []
+    for order, aggregates in fused.values():
+        keys = ", ".join(order)
+        queries.append(f"SELECT {keys + ', ' if keys else ''}{', '.join(aggregates)} FROM {view}"
                        + (f" GROUP BY {keys}" if keys else ""))
-    return queries
+    return queries + quantiles
+
+
+def expert(spark, path: Path, rows: int) -> list:
+    """The expert's PySpark: read the plan's columns once, cache them, answer every aggregate from the cache."""
+    columns = [spec.name for spec in data.plan(rows).used_schema().columns]
+    table = spark.read.parquet(str(path)).select(*columns).cache()
+    try:
+        table.count()  # fills the cache
+        table.createOrReplaceTempView("t")
+        return [spark.sql(query).collect() for query in expert_queries(rows)]
+    finally:
+        table.unpersist(blocking=True)
 
 
 def run(quick: bool = False, rows: int | None = None) -> list[Result]:
@@ -71,10 +94,10 @@ def run(quick: bool = False, rows: int | None = None) -> list[Result]:
     os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f"--driver-memory {DRIVER_MEMORY} pyspark-shell")
     spark = start_session("local[*]")
     try:
-        spark.read.parquet(str(path)).createOrReplaceTempView("bench")
+        spark.range(1000).groupBy().count().collect()  # a warm-up job, untimed: the first job starts Spark's machinery
+        spark.read.parquet(str(path)).count()
         start = time.perf_counter()
-        for query in baseline_queries(rows):
-            spark.sql(query).collect()
+        expert(spark, path, rows)
         theirs = time.perf_counter() - start
         start = time.perf_counter()
         source = spark_source(path)
@@ -83,8 +106,9 @@ def run(quick: bool = False, rows: int | None = None) -> list[Result]:
         ours = time.perf_counter() - start
     finally:
         spark.stop()
-    return [Result("Spark engine: time", ours, theirs, "s", "the same aggregates written in PySpark", max_ratio=1.3,
-                   note=f"{rows:,}-row Parquet file, Spark local mode; ours includes reading every value by the rule, preparing and caching "
+    return [Result(f"Spark engine, Parquet {rows / 1e6:g}M rows: time", ours, theirs, "s",
+                   "PySpark as an expert writes it: read once, cached, aggregates fused", max_ratio=1.5,
+                   note=f"{rows:,}-row Parquet file, Spark local mode, driver memory {DRIVER_MEMORY}; ours includes reading every value by the rule, preparing and caching "
                         "the file, its content fingerprint, noise and the ledger")]
 
 
