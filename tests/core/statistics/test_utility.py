@@ -142,7 +142,11 @@ def test_error_bound_covers_95_percent(statistic, mechanism, neighbouring, k, ep
     coverage = float(np.mean(covered))
 
     print(f"coverage {coverage:.4f}")
-    assert 0.935 <= coverage <= 0.97, coverage  # honest, and not loose beyond the rounding to whole steps
+    # honest, and not loose beyond the rounding to whole steps; a variance's and a standard deviation's bound holds
+    # for every pair of moments the released sums allow (issue 37, 1), which covers groups a little more: one run
+    # of the grouped SD drew 96.9%, so theirs may reach 98% (methodology.md, "Variance and standard deviation")
+    most = 0.98 if isinstance(statistic, (Variance, StandardDeviation)) else 0.97
+    assert 0.935 <= coverage <= most, coverage
 
 
 QUANTILE_REPEATS = 2000
