@@ -88,3 +88,43 @@ def spark():
     session.conf.set("spark.sql.shuffle.partitions", "4")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One PostgreSQL server for the run (tests/postgres_server.py), its passwords in a .pgpass file of the run
+    that every connection and started process reads; skipped where PostgreSQL is not installed, except in CI."""
+    from postgres_server import PostgresServer, binaries
+
+    found = binaries()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is not installed; ./dev test installs it (Debian's postgresql package).")
+        pytest.skip("PostgreSQL is not installed; ./dev test installs it (Debian's postgresql package).")
+    server = PostgresServer(found).start()
+    previous = os.environ.get("PGPASSFILE")
+    os.environ["PGPASSFILE"] = str(server.pgpass)
+    yield server
+    server.stop()
+    if previous is None:
+        os.environ.pop("PGPASSFILE", None)
+    else:
+        os.environ["PGPASSFILE"] = previous
+
+
+@pytest.fixture
+def team_ledger(postgres_server) -> str:
+    """A new team ledger, set up by its administrator in a database of its own: its URL, as the administrator."""
+    from workbench.core.release.ledger_postgres import init_server
+
+    url = postgres_server.url(postgres_server.new_database())
+    init_server(url)
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def ledger_location(request, tmp_path) -> str:
+    """A new, empty ledger of each store: a SQLite file, and a team ledger on PostgreSQL (as its administrator)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.sqlite")
+    return request.getfixturevalue("team_ledger")

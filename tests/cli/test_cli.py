@@ -294,6 +294,11 @@ def test_awkward_quantile_levels_and_bounds_coverage_do_not_hang(sample_path, sa
                            "mechanism": "exponential", "epsilon": 0.5}]
     plan_path = tmp_path / "awkward.plan.json"
     plan_path.write_text(json.dumps(plan))
+    # levels finer than the ten-thousandths OpenDP computes with are refused, naming the level (issue 41, 6)
+    assert main(["release", str(sample_path), "--plan", str(plan_path), "--out", str(tmp_path / "r"), *BUDGET]) == 2
+    assert "level 0.123456789 cannot be used as entered" in capsys.readouterr().err
+    plan["statistics"][0]["levels"] = [0.3333, 0.1234, 0.0003]  # OpenDP truncated 0.0003 to 0.0002 before
+    plan_path.write_text(json.dumps(plan))
     assert main(["plan-budget", str(plan_path)]) == 0
     assert main(["release", str(sample_path), "--plan", str(plan_path), "--out", str(tmp_path / "r"), *BUDGET]) == 0
     assert main(["bounds", str(sample_path), "--plan", str(plan_path), "--column", "annual_income", "--epsilon", "0.5",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Callable
 
 from workbench.core.data import Table, load_table
 from workbench.core.errors import WorkbenchError
@@ -18,8 +19,8 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sheet", help="the sheet of an Excel workbook")
 
 
-def load(args: argparse.Namespace) -> Table:
-    return load_table(args.data, delimiter=delimiter(args), encoding=args.encoding, sheet=args.sheet)
+def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None) -> Table:
+    return load_table(args.data, delimiter=delimiter(args), encoding=args.encoding, sheet=args.sheet, progress=progress)
 
 
 def delimiter(args: argparse.Namespace) -> str | None:
@@ -29,7 +30,10 @@ def delimiter(args: argparse.Namespace) -> str | None:
 
 def ledger_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--ledger", type=Path, help="the ledger file (default: $DP_WORKBENCH_LEDGER, else your data folder)"
+        "--ledger", metavar="FILE|URL",
+        help="the ledger: a file, or a team ledger on a server, postgresql://server/database (its password comes from "
+        "~/.pgpass or a service file, never from the URL); default: $DP_WORKBENCH_LEDGER, else ledger.sqlite in "
+        "your data folder",
     )
 
 

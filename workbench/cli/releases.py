@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import textwrap
 from pathlib import Path
+from typing import Callable
 
 from workbench.cli.arguments import (
     data_arguments,
@@ -18,10 +18,11 @@ from workbench.cli.arguments import (
     load,
 )
 from workbench.cli.output import print_table, say, shortened
+from workbench.cli.progress import CommandProgress
 from workbench.core.data import Table
 from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.data.sql_engine import SqlData
+from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
@@ -90,29 +91,28 @@ def _release(args: argparse.Namespace) -> int:
         if isinstance(planned.statistic, SyntheticTable):
             check_formats(args.synthetic_format, planned.statistic.rows)
     choice = EngineChoice(args.engine)
-    label_maps: dict = {}
+    shown = CommandProgress()  # on standard error, for a release that takes more than a few seconds
+    label_maps: dict = {}  # the input's value labels, for a synthetic file written as SPSS or Stata
     if choice is EngineChoice.SPARK:
         from workbench.core.data.spark_engine import SparkData, spark_source
 
         source = spark_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
-        with SparkData(source, plan.used_schema(), master=args.spark_master) as data:
-            _refuse_on_category_warnings(data, plan, args)
-            result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data,
-                             progress=_progress(plan))
+        with SparkData(source, plan.used_schema(), master=args.spark_master,
+                       progress=shown.stage(f"Reading {source.name} on Spark")) as data:
+            result = _checked_release(data, source, plan, args, shown)
     elif choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
         source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         why = "as asked" if choice is EngineChoice.OUT_OF_CORE else "it would take more than half of this machine's memory in pandas"
         say(f"Reading {source.name} out of core (DuckDB on the file, {why}).")
-        with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit) as data:
-            _refuse_on_category_warnings(data, plan, args)
-            result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data,
-                             progress=_progress(plan))
+        with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit,
+                           progress=shown.stage(f"Reading {source.name}")) as data:
+            result = _checked_release(data, source, plan, args, shown)
     else:
-        table = load(args)
+        table = load(args, progress=shown.stage(f"Reading {Path(args.data).name}"))
         label_maps = dict(table.label_maps)
-        _refuse_on_category_warnings(table, plan, args)
-        result = release(table, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), progress=_progress(plan))
+        result = _checked_release(table, table, plan, args, shown)
+    shown.finish()
     _print_release(result)  # charged: the ledger holds it durably now
     if result.synthetic:
         files = write_synthetic(result, args.out, args.synthetic_format, label_maps)
@@ -127,11 +127,21 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(plan: ReleasePlan):
-    """A synthetic table's fit takes a while: say what it is doing (to stderr, so that stdout stays the results)."""
+def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: ReleasePlan, args: argparse.Namespace,
+                     shown: CommandProgress) -> Release:
+    """The release of ``plan`` after the curator's check of its public categories, each stage shown as it starts."""
+    shown.waiting("Checking the public categories against the file")
+    _refuse_on_category_warnings(data, plan, args)
+    shown.waiting("Computing the statistics, adding the noise and charging the ledger")
+    return release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args),
+                   data=data if isinstance(data, SqlData) else None, progress=_synthetic_progress(plan, shown))
+
+
+def _synthetic_progress(plan: ReleasePlan, shown: CommandProgress) -> Callable[[str], None] | None:
+    """A synthetic table's fit takes a while: each of its steps is shown as a stage of its own."""
     if not any(isinstance(p.statistic, SyntheticTable) for p in plan.statistics):
         return None
-    return lambda words: print(f"Synthetic table: {words}…", file=sys.stderr, flush=True)
+    return lambda words: shown.waiting(f"Synthetic table: {words}")
 
 
 def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:

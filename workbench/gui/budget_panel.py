@@ -1,6 +1,8 @@
 """The budget: what this plan costs, what earlier releases of the dataset spent, what is left.
 
-Reads the ledger (never writes it); every term carries a plain-language tooltip.
+Reads the ledger (never writes it); every term carries a plain-language tooltip. Its first line says which
+ledger that is: the file on this computer, or the team ledger's server and who is connected to it (read
+off the GUI thread, so that a server far away or unreachable never freezes the window).
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from PySide6.QtWidgets import (
 
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
-from workbench.core.release import DatasetRecord, Ledger, ReleasePlan, default_ledger_path, release_events
+from workbench.core.release import DatasetRecord, PostgresLedger, ReleasePlan, is_server_url, release_events
+from workbench.core.release.ledger import Entry, LedgerPasswordNeeded, LedgerUnreachable
+from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger
+from workbench.gui.workers import Task
 
 TIPS = {
     "epsilon": "ε (epsilon) bounds how much any one person's data can change what is published: "
@@ -27,7 +32,8 @@ TIPS = {
     "delta": "δ (delta) is a tiny probability with which the ε promise may fail; keep it far below "
     "one over the number of persons. Laplace noise needs none.",
     "method": "How the total of several statistics was proved: the tightest valid accounting is used.",
-    "spent": "What earlier releases of this dataset already spent, from the privacy ledger on this computer.",
+    "spent": "What earlier releases of this dataset already spent, from the privacy ledger (on this computer, or "
+    "the team's on its server: Tools ▸ Privacy ledger…).",
     "left": "What may still be spent on this dataset before its total budget is reached.",
     "total": "The most this dataset may ever spend, over all releases. It is recorded in the ledger at the "
     "first release; raising it later is possible and is itself recorded.",
@@ -40,6 +46,9 @@ class BudgetPanel(QWidget):
         self.plan_cost = QLabel()
         self.plan_cost.setToolTip(TIPS["epsilon"] + "\n" + TIPS["delta"] + "\n" + TIPS["method"])
         self.plan_cost.setWordWrap(True)
+        self.ledger_line = QLabel()  # which ledger: this computer's file, or the team's server and who is connected
+        self.ledger_line.setWordWrap(True)
+        self.ledger_line.setToolTip("Choose the ledger in Tools ▸ Privacy ledger…")
         self.ledger_state = QLabel()
         self.ledger_state.setWordWrap(True)
         self.ledger_state.setToolTip(TIPS["spent"] + "\n" + TIPS["left"])
@@ -65,11 +74,12 @@ class BudgetPanel(QWidget):
         form.addRow("Total δ:", self.total_delta)
         self.history = QTreeWidget()
         self.history.setAccessibleName("Releases of this dataset in the ledger")
-        self.history.setHeaderLabels(["Release", "When", "ε", "δ", "Statistics"])
+        self.history.setHeaderLabels(["Release", "When (UTC)", "By", "ε", "δ", "Statistics"])
         self.history.setRootIsDecorated(False)
         self.history.setToolTip("Earlier releases of this dataset, from the ledger.")
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Budget</h3>"))
+        layout.addWidget(self.ledger_line)
         layout.addWidget(self.plan_cost)
         layout.addWidget(self.ledger_state)
         layout.addWidget(self.bar_text)
@@ -80,6 +90,9 @@ class BudgetPanel(QWidget):
         self.record: DatasetRecord | None = None
         self.spent_events: list[MechanismEvent] = []
         self._loaded_for: str | None = None  # the dataset whose ledger state is shown
+        self._reading: Task | None = None  # a team ledger being read
+        self.registers = True  # whether this user registers a new dataset (not an analyst of a team ledger)
+        self.unknown = False  # what the dataset spent cannot be known now (the team ledger cannot be reached)
         self._last: tuple | None = None  # the last show_plan arguments, to redraw when shown
 
     def dataset_budget(self) -> Guarantee:
@@ -110,7 +123,11 @@ class BudgetPanel(QWidget):
             )
         self._last = (plan, cost, problem, tight)
         self._load_ledger(plan.dataset.name)
-        self.new_dataset.setVisible(self.record is None)
+        self.new_dataset.setVisible(self.record is None and self.registers and not self.unknown)
+        if self.unknown:
+            self.bar.setValue(0)
+            self.bar_text.setText("Spent before: not known while the team ledger cannot be reached.")
+            return
         total = self.record.budget if self.record else self.dataset_budget()
         spent_before = self.record.spent.epsilon if self.record else 0.0
         after = spent_before + (cost.epsilon if cost else 0.0)
@@ -145,28 +162,61 @@ class BudgetPanel(QWidget):
             self.show_plan(*self._last)
 
     def _load_ledger(self, name: str) -> None:
-        """The dataset's record, past releases and their events: read once per dataset, not per slider move."""
+        """The dataset's record, past releases and their events: read once per dataset, not per slider move; a team
+        ledger is read off the GUI thread, and the panel drawn again when it answers."""
         if self._loaded_for == name:
             return
         self._loaded_for = name
-        self.record, self.spent_events = None, []
+        self.record, self.spent_events, self.registers, self.unknown = None, [], True, False
         self.history.clear()
-        self.ledger_state.setText(f"<b>{name}</b> has no releases in the ledger yet.")
-        path = default_ledger_path()
-        if not path.exists():
-            return
-        try:
-            ledger = Ledger(path)
-            if not ledger.has_dataset(name):
+        self.ledger_state.setText(f"<b>{_html(name)}</b> has no releases in the ledger yet.")
+        location = chosen_location()
+        if not is_server_url(location):
+            self.ledger_line.setText(f"<small>Ledger: this computer, {_html(str(location))}</small>")
+            if not exists(location):
                 return
-            self.record, entries = ledger.history(name)
-        except WorkbenchError as exc:
-            self.ledger_state.setText(f"The ledger cannot be read: {exc}")
+            try:
+                found = _read(location, name)
+            except WorkbenchError as exc:
+                self.ledger_state.setText(f"The ledger cannot be read: {_html(str(exc))}")
+                return
+            self._show_ledger(name, *found)
             return
+        self.ledger_line.setText(f"<small>Ledger: connecting to {_html(in_words(location))}…</small>")
+        self.ledger_state.setText(f"Reading what <b>{_html(name)}</b> has spent from the team ledger…")
+        self._reading = task = Task(lambda: _read(location, name))
+
+        def done(found: tuple) -> None:
+            if self._reading is task and self._loaded_for == name:
+                self._reading = None
+                self._show_ledger(name, *found)
+                if self._last is not None:
+                    self.show_plan(*self._last)
+
+        def failed(exc: BaseException) -> None:
+            if self._reading is task and self._loaded_for == name:
+                self._reading = None
+                self._show_unreachable(location, exc)
+
+        task.finished.connect(done)
+        task.failed.connect(failed)
+        task.start()
+
+    def _show_ledger(self, name: str, line: str, administrator: bool, record: DatasetRecord | None,
+                     entries: list[Entry]) -> None:
+        self.ledger_line.setText(f"<small>{_html(line)}</small>")
+        self.registers = administrator
+        if record is None:
+            if not administrator:
+                self.ledger_state.setText(
+                    f"<b>{_html(name)}</b> is not in the team ledger: its administrator registers each dataset with "
+                    "its total budget before its first release. Ask them to, or check the dataset's name (step 6).")
+            return
+        self.record = record
         self.spent_events = release_events(entries)
         r = self.record
         self.ledger_state.setText(
-            f"<b>{r.name}</b>: {spent_in_words(r.spent, r.budget)}, in {r.releases} release(s); left "
+            f"<b>{_html(r.name)}</b>: {spent_in_words(r.spent, r.budget)}, in {r.releases} release(s); left "
             f"{r.remaining_in_words}."
         )
         for entry in entries:
@@ -175,10 +225,30 @@ class BudgetPanel(QWidget):
             data = entry.data
             cost = data.get("cost", {})
             labels = ", ".join(s["label"] for s in data.get("release", {}).get("statistics", []))
-            item = QTreeWidgetItem([f"#{entry.seq}", entry.created[:16].replace("T", " "),
+            item = QTreeWidgetItem([f"#{entry.seq}", entry.created[:16].replace("T", " "), entry.by,
                                     f"{cost.get('epsilon', 0):.3g}", f"{cost.get('delta', 0):.3g}", labels])
-            item.setToolTip(4, labels)
+            item.setToolTip(5, labels)
             self.history.insertTopLevelItem(0, item)  # newest first
+        for column in range(5):
+            self.history.resizeColumnToContents(column)
+
+    def _show_unreachable(self, location, exc: BaseException) -> None:
+        red = "<span style='color:#c0392b'>{}</span>"
+        if isinstance(exc, LedgerPasswordNeeded):
+            self.ledger_line.setText(red.format(
+                f"<small>Ledger: {_html(in_words(location))} asks for your password. It is asked when you release, "
+                "or in Tools ▸ Privacy ledger… ▸ Test the connection.</small>"))
+        elif isinstance(exc, LedgerUnreachable):
+            words = in_words(location)
+            self.ledger_line.setText(red.format(
+                f"<small><b>{_html(words[:1].upper() + words[1:])} cannot be reached.</b> Nothing of its datasets can "
+                "be released until it can; no ledger on this computer is used instead.</small>"))
+        else:
+            self.ledger_line.setText(red.format(f"<small>Ledger: {_html(in_words(location))}</small>"))
+        self.ledger_state.setText(_html(str(exc)) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}")
+        self.unknown = True
+        if self._last is not None:
+            self.show_plan(*self._last)
 
     def _spent_after(self, plan: ReleasePlan, cost: Guarantee, tight: bool) -> float:
         assert self.record is not None
@@ -187,3 +257,20 @@ class BudgetPanel(QWidget):
             return compose([*self.spent_events, *planned], delta=self.record.budget.delta, tight=tight).epsilon
         except WorkbenchError:
             return self.record.spent.epsilon + cost.epsilon
+
+
+def _read(location, name: str) -> tuple[str, bool, DatasetRecord | None, list[Entry]]:
+    """(the ledger's line, whether this user registers datasets, the dataset's record or None, its entries)."""
+    ledger = open_ledger(location)
+    if isinstance(ledger, PostgresLedger):
+        line, administrator = f"Ledger: {ledger.server.line}", ledger.server.administrator
+    else:
+        line, administrator = f"Ledger: this computer, {location}", True
+    if not ledger.has_dataset(name):
+        return line, administrator, None, []
+    record, entries = ledger.history(name)
+    return line, administrator, record, entries
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

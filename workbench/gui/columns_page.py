@@ -56,14 +56,13 @@ from workbench.core.release.category_discovery import (
 from workbench.core.release import (
     SEARCH_RANGE,
     BoundsEstimate,
-    Ledger,
     categorical_column,
-    default_ledger_path,
     estimate_bounds,
     with_bounds,
 )
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
+from workbench.gui.ledger_setting import chosen_location, open_ledger
 from workbench.gui.workers import Task
 
 KINDS = {
@@ -478,11 +477,11 @@ class ColumnsPage(QWidget):
         table = self.document.table
         find = terms = None
         if table is not None and spec.name in table.columns:
-            plan, ledger_path = self.document.plan, default_ledger_path()
+            plan, location = self.document.plan, chosen_location()
             budget = self.dataset_budget() if self.dataset_budget else None
 
             def find(epsilon: float, delta: float) -> DiscoveredCategories:
-                ledger = Ledger(ledger_path)
+                ledger = open_ledger(location)
                 known = ledger.has_dataset(plan.dataset.name)
                 return discover_categories(table, plan, spec.name, epsilon, delta, ledger, None if known else budget)
 
@@ -515,12 +514,12 @@ class ColumnsPage(QWidget):
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return
-        table, ledger_path = self.document.table, default_ledger_path()
+        table, location = self.document.table, chosen_location()
         budget = self.dataset_budget() if self.dataset_budget else None
         search = SEARCH_RANGE if self.negative.isChecked() else (0.0, SEARCH_RANGE[1])
 
         def run() -> BoundsEstimate:
-            ledger = Ledger(ledger_path)
+            ledger = open_ledger(location)
             known = ledger.has_dataset(plan.dataset.name)
             return estimate_bounds(table, plan, column, epsilon, ledger, None if known else budget, search=search)
 

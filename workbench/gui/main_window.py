@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
             self._edit_menu.addAction(QAction(words, self, enabled=False))
         tools_menu = self.menuBar().addMenu("&Tools")
         tools_menu.addAction(QAction("&Randomised response designer…", self, triggered=self.open_randomized_response))
+        tools_menu.addAction(QAction("Privacy &ledger…", self, triggered=self.open_ledger_settings))
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(QAction("Help on this &step", self, shortcut=QKeySequence.StandardKey.HelpContents,
                                     triggered=self.help_on_step))
@@ -289,6 +290,18 @@ class MainWindow(QMainWindow):
 
         self.randomized_response = RandomizedResponseDialog(self)
         self.randomized_response.show()
+
+    def open_ledger_settings(self) -> None:
+        """Tools ▸ Privacy ledger…: this computer's file or the team's server; the budget is read again after."""
+        from workbench.gui.ledger_setting import LedgerSettingsDialog
+
+        self.ledger_settings = dialog = LedgerSettingsDialog(self)
+        if dialog.exec() == LedgerSettingsDialog.DialogCode.Accepted and self.built:
+            budget = self._preview_page.budget
+            budget.invalidate()
+            if budget._last is not None:
+                budget.show_plan(*budget._last)
+            self._release_page.refresh()
 
     # -- recent files and drag & drop --------------------------------------------------------------
     def _recent(self) -> list[str]:

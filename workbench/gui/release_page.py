@@ -31,12 +31,10 @@ from workbench.core.release import (
     CHOSEN_AFTER_LOOKING_WORDS,
     NEUTRAL_NAME,
     CategoryWarning,
-    Ledger,
     Registration,
     Release,
     Terms,
     check_categories,
-    default_ledger_path,
     release,
 )
 from workbench.core.report import error_words, released_number, reliability_words, write_report
@@ -44,6 +42,7 @@ from workbench.core.report.synthetic_files import FORMAT_NAMES, skipped, write_s
 from workbench.core.synthetic import SyntheticTable
 from workbench.gui.document import PlanDocument
 from workbench.gui.fix_places import Place, place_of
+from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger, opened_asking
 from workbench.gui.synthetic_quality import SyntheticQuality
 from workbench.gui.workers import Task, show_fraction
 
@@ -183,7 +182,7 @@ class ReleasePage(QWidget):
                        if warnings else "")
             self.status.setText(
                 caution + "Ready. Releasing computes every statistic with noise on the real data and records its cost "
-                f"in the privacy ledger ({default_ledger_path()}) before showing anything."
+                f"in the privacy ledger ({in_words(chosen_location())}) before showing anything."
             )
 
     def has_synthetic(self) -> bool:
@@ -234,8 +233,8 @@ class ReleasePage(QWidget):
         plan = self.document.budgeted()
         cost = plan.guarantee()
         name = plan.dataset.name
-        ledger_path = default_ledger_path()
-        ledger = Ledger(ledger_path) if ledger_path.exists() else None
+        location = chosen_location()
+        ledger = opened_asking(self, location) if exists(location) else None  # a team ledger that is away: refused
         if ledger is not None:
             ledger.check_key()  # raises for a ledger copied here without its key, before anything is asked
         if ledger is not None and ledger.has_dataset(name):
@@ -248,6 +247,8 @@ class ReleasePage(QWidget):
                 f"({record.remaining_in_words})."
             )
         else:
+            if ledger is not None:
+                ledger.check_may_register(name)  # a team ledger's analyst: its administrator registers datasets
             total = self.dataset_budget()
             Registration(total, Terms.of(plan.schema), plan.dataset.size_estimate).check_affordable(
                 name, plan.events())  # raises, naming the overspend and where to set a larger total
@@ -283,10 +284,10 @@ class ReleasePage(QWidget):
     def start_release(self) -> None:
         table, plan = self.document.table, self.document.budgeted()
         assert table is not None
-        ledger_path, budget = default_ledger_path(), self.dataset_budget()
+        location, budget = chosen_location(), self.dataset_budget()
 
         def run() -> Release:
-            ledger = Ledger(ledger_path)
+            ledger = open_ledger(location)
             known = ledger.has_dataset(plan.dataset.name)
             # a synthetic table's fit takes a while: Cancel stays possible until the charge (``task.commit``), and
             # a cancelled release is dropped unseen, never charged

@@ -35,6 +35,7 @@ from workbench.core.statistics import (
     Statistic,
     Sum,
 )
+from workbench.core.statistics.quantiles import level_problem, snapped_level
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 from workbench.gui.synthetic_dialog import SyntheticDialog
@@ -417,6 +418,9 @@ class StatisticsPage(QWidget):
         for level in levels:
             if not 0 < level < 1:
                 raise WorkbenchError(f"{level:g} is not a level: levels lie strictly between 0 and 1 (0.5: the median).")
+            problem = level_problem(snapped_level(level))  # the plan's own check: finer than OpenDP computes with
+            if problem:
+                raise WorkbenchError(problem)
         return tuple(levels)
 
     def _check_levels(self) -> None:

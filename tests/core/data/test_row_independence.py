@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from reading_tables import TEXT_FORMATS, children, children_schema, neighbour_pairs, old_reading, schema, write
+from reading_tables import TEXT_FORMATS, children, children_schema, neighbour_pairs, old_reading, schema, tag_of, write
 
 from workbench.core.data import load_table, prepare
 from workbench.core.data.out_of_core import OutOfCoreData, file_source

@@ -1,10 +1,14 @@
-"""The privacy ledger: charges, budget enforcement, tamper evidence, locking, failures."""
+"""The privacy ledger: charges, budget enforcement, tamper evidence, locking, failures.
+
+Every test that is not about one store runs on both: a SQLite file and a team ledger on PostgreSQL
+(``ledger_location``), so that the chain, the refusals and the composition cannot differ."""
 
 import json
 import multiprocessing
 import sqlite3
 
 import pytest
+from ledger_stores import tamper
 
 from workbench.core.errors import BudgetError
 from workbench.core.privacy.events import Guarantee, MechanismEvent
@@ -22,7 +26,14 @@ def budget(epsilon: float, delta: float = 0.0) -> Guarantee:
 
 
 @pytest.fixture
-def ledger(tmp_path) -> Ledger:
+def ledger(ledger_location) -> Ledger:
+    ledger = Ledger(ledger_location)
+    ledger.register("survey", budget(1.0, 1e-6), ROW, fingerprint="f" * 64)
+    return ledger
+
+
+@pytest.fixture
+def local_ledger(tmp_path) -> Ledger:
     ledger = Ledger(tmp_path / "ledger.sqlite")
     ledger.register("survey", budget(1.0, 1e-6), ROW, fingerprint="f" * 64)
     return ledger
@@ -40,11 +51,11 @@ def test_charges_add_up_and_overspending_is_refused_with_the_amount(ledger):
     assert ledger.dataset("survey").releases == 2  # the refused release left no trace
 
 
-def test_a_first_release_over_a_new_datasets_total_advises_a_larger_total_not_a_raise(tmp_path):
+def test_a_first_release_over_a_new_datasets_total_advises_a_larger_total_not_a_raise(ledger_location):
     """A dataset not yet in the ledger has nothing to raise: the advice names where its total is set."""
     from workbench.core.release.ledger import Registration
 
-    ledger = Ledger(tmp_path / "ledger.sqlite")
+    ledger = Ledger(ledger_location)
     new = Registration(budget(1.0), ROW)
     with pytest.raises(BudgetError, match=r"larger total budget.*--dataset-budget") as refused:
         ledger.check_affordable("survey", [event(1.5)], new_dataset=new)
@@ -81,13 +92,6 @@ def test_export_leaves_out_the_fingerprint(ledger):
     assert "f" * 64 not in exported and "fingerprint" not in exported
 
 
-def tamper(path, sql, *args):
-    db = sqlite3.connect(path)
-    db.execute(sql, args)
-    db.commit()
-    db.close()
-
-
 @pytest.fixture
 def chain(ledger) -> Ledger:
     for epsilon in (0.1, 0.2, 0.3):
@@ -98,38 +102,39 @@ def chain(ledger) -> Ledger:
 
 def test_verify_names_an_edited_entry(chain):
     body = chain.entries()[2].body.replace('"epsilon":0.2', '"epsilon":0.02')
-    tamper(chain.path, "UPDATE entries SET body = ? WHERE seq = 3", body)
+    tamper(chain, "UPDATE entries SET body = ? WHERE seq = 3", body)
     assert [(p.entry, p.message) for p in chain.verify()] == [(3, "its content was changed after it was written")]
 
 
 def test_verify_names_a_deleted_entry(chain):
-    tamper(chain.path, "DELETE FROM entries WHERE seq = 2")
+    tamper(chain, "DELETE FROM entries WHERE seq = 2")
     problems = chain.verify()
     assert [p.entry for p in problems] == [3, 3]
     assert "entries 2 to 2 are missing" in problems[0].message
 
 
 def test_verify_names_reordered_entries(chain):
-    tamper(chain.path, "UPDATE entries SET seq = 99 WHERE seq = 3")
-    tamper(chain.path, "UPDATE entries SET seq = 3 WHERE seq = 4")
-    tamper(chain.path, "UPDATE entries SET seq = 4 WHERE seq = 99")
+    tamper(chain, "UPDATE entries SET seq = 99 WHERE seq = 3")
+    tamper(chain, "UPDATE entries SET seq = 3 WHERE seq = 4")
+    tamper(chain, "UPDATE entries SET seq = 4 WHERE seq = 99")
     assert {p.entry for p in chain.verify()} >= {3, 4}
 
 
-def _spend(path: str, barrier, results) -> None:
+def _spend(where: str, barrier, results) -> None:
+    ledger = Ledger(where)  # connected before the barrier: the charges, not the connections, meet
     barrier.wait()
     try:
-        Ledger(path).charge("survey", [event(0.3)], {"statistics": []}, {}, ROW)
+        ledger.charge("survey", [event(0.3)], {"statistics": []}, {}, ROW)
         results.put("charged")
-    except BudgetError:
-        results.put("refused")
+    except BudgetError as refused:
+        results.put("refused" if "overspend" in str(refused) else str(refused))
 
 
-def test_two_processes_cannot_double_spend(ledger):
+def test_two_processes_cannot_double_spend(ledger, ledger_location):
     """Eight processes each try to spend 0.3 of 1.0 at the same moment: exactly three succeed."""
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(8), context.Queue()
-    workers = [context.Process(target=_spend, args=(str(ledger.path), barrier, results)) for _ in range(8)]
+    workers = [context.Process(target=_spend, args=(ledger_location, barrier, results)) for _ in range(8)]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -140,7 +145,8 @@ def test_two_processes_cannot_double_spend(ledger):
     assert ledger.verify() == []
 
 
-def test_a_read_only_ledger_gives_a_clear_error_and_records_nothing(ledger, monkeypatch):
+def test_a_read_only_ledger_gives_a_clear_error_and_records_nothing(local_ledger, monkeypatch):
+    ledger = local_ledger
     path = ledger.path
     real_connect = sqlite3.connect
     monkeypatch.setattr(sqlite3, "connect", lambda p, **kw: real_connect(f"file:{p}?mode=ro", uri=True, **kw))
@@ -150,7 +156,8 @@ def test_a_read_only_ledger_gives_a_clear_error_and_records_nothing(ledger, monk
     assert Ledger(path).dataset("survey").releases == 0
 
 
-def test_a_full_disk_gives_a_clear_error_and_records_nothing(ledger, monkeypatch):
+def test_a_full_disk_gives_a_clear_error_and_records_nothing(local_ledger, monkeypatch):
+    ledger = local_ledger
     real_connect = sqlite3.connect
 
     def tiny_disk(p, **kw):
@@ -166,11 +173,11 @@ def test_a_full_disk_gives_a_clear_error_and_records_nothing(ledger, monkeypatch
     assert ledger.dataset("survey").releases == 0 and ledger.verify() == []
 
 
-def test_gaussian_releases_are_composed_tighter_than_basic_composition(tmp_path):
+def test_gaussian_releases_are_composed_tighter_than_basic_composition(ledger_location):
     from workbench.core.privacy.accounting import BASIC
     from workbench.core.privacy.mechanisms import MechanismKind, calibrate
 
-    ledger = Ledger(tmp_path / "g.sqlite")
+    ledger = Ledger(ledger_location)
     ledger.register("panel", budget(3.0, 1e-5), ROW)
     release_event = MechanismEvent.from_noise("mean", calibrate(MechanismKind.GAUSSIAN, 1.0, 0.5, 1e-7))
     for _ in range(10):  # basic composition would stop at 6 releases (ε = 3)
@@ -180,3 +187,16 @@ def test_gaussian_releases_are_composed_tighter_than_basic_composition(tmp_path)
     assert ledger.dataset("panel").remaining_in_words.endswith("at the total δ = 1e-05")  # δ is not subtracted
     stored = ledger.entries("panel")[-1].data["events"][0]
     assert MechanismEvent.from_json(stored) == release_event
+
+
+def test_a_refusal_says_who_spent_what_and_when(ledger):
+    ledger.charge("survey", [event(0.5)], {"statistics": []}, {}, ROW)
+    ledger.charge("survey", [event(0.4)], {"statistics": []}, {}, ROW)
+    entries = ledger.entries("survey")
+    assert all(e.by == entries[0].by and e.by for e in entries)  # the local login, or the server's role
+    with pytest.raises(BudgetError) as refused:
+        ledger.charge("survey", [event(0.3)], {"statistics": []}, {}, ROW)
+    day = entries[-1].created[:10]
+    assert (f"Spent before: ε = 0.4 by {entries[0].by} on {day} (entry 3); ε = 0.5 by {entries[0].by} on {day} "
+            "(entry 2).") in str(refused.value)
+    assert all("by" not in e.public_json() for e in entries)  # staff names are not in the public export

@@ -49,53 +49,54 @@ RACES = {
 }
 
 
-class RacedLedger(Ledger):
+def raced(where: str, rival) -> Ledger:
     """A ledger on which ``rival`` runs to completion between a release's early checks and its charge."""
+    ledger = Ledger(where)
+    charge = ledger.charge
 
-    rival = None
+    def charge_after_rival(*args, **kwargs):
+        ledger.charge = charge
+        rival()
+        return charge(*args, **kwargs)
 
-    def charge(self, *args, **kwargs):
-        rival, self.rival = self.rival, None
-        if rival is not None:
-            rival()
-        return super().charge(*args, **kwargs)
+    ledger.charge = charge_after_rival
+    return ledger
 
 
 @pytest.mark.parametrize("race", sorted(RACES))
-def test_a_release_raced_by_a_registration_with_other_terms_is_refused_at_its_charge(tmp_path, race):
+def test_a_release_raced_by_a_registration_with_other_terms_is_refused_at_its_charge(ledger_location, race):
     registering, computing = RACES[race]
-    ledger = RacedLedger(tmp_path / "ledger.sqlite")
-    ledger.rival = lambda: release(TABLE, registering, Ledger(ledger.path), TOTAL)
+    ledger = raced(ledger_location, lambda: release(TABLE, registering, Ledger(ledger_location), TOTAL))
     assert not ledger.has_dataset(NAME)  # so the computing release's early check has nothing to compare with
     with pytest.raises(LedgerError, match="cannot share one budget"):
         release(TABLE, computing, ledger, TOTAL)
-    entries = Ledger(ledger.path).entries(NAME)
+    entries = Ledger(ledger_location).entries(NAME)
     assert [e.kind for e in entries] == ["register", "release"]  # the rival's only
     assert entries[1].data["plan"]["schema"] == registering.schema.to_json()
     with pytest.raises(LedgerError, match="cannot share one budget"):  # run alone afterwards: refused early
-        release(TABLE, computing, Ledger(ledger.path), TOTAL)
+        release(TABLE, computing, Ledger(ledger_location), TOTAL)
 
 
-def test_the_charge_itself_refuses_other_terms(tmp_path):
+def test_the_charge_itself_refuses_other_terms(ledger_location):
     """Not only ``release``: the ledger's own charge compares the plan it records with the registration."""
     from workbench.core.release.ledger import Terms
 
-    ledger = Ledger(tmp_path / "ledger.sqlite")
+    ledger = Ledger(ledger_location)
     first = plan(k=5)
     release(TABLE, first, ledger, TOTAL)
     other = plan(k=1)
     with pytest.raises(LedgerError, match=r"at most 5 rows.*at most 1 row.*cannot share one budget"):
         ledger.charge(NAME, other.events(), {"statistics": []}, other.to_json(), Terms.of(other.schema))
-    assert Ledger(ledger.path).dataset(NAME).releases == 1
+    assert Ledger(ledger_location).dataset(NAME).releases == 1
 
 
-def test_a_public_size_is_one_number_per_dataset_also_under_add_remove(tmp_path):
-    ledger = Ledger(tmp_path / "ledger.sqlite")
+def test_a_public_size_is_one_number_per_dataset_also_under_add_remove(ledger_location):
+    ledger = Ledger(ledger_location)
     release(TABLE, plan(size=ROWS), ledger, TOTAL)
     release(TABLE, plan(), ledger)  # stating no size is allowed under add/remove
     with pytest.raises(LedgerError, match=f"public size of {ROWS} persons.*states {ROWS + 1}"):
         release(TABLE, plan(size=ROWS + 1), ledger)
-    assert Ledger(ledger.path).dataset(NAME).releases == 2
+    assert Ledger(ledger_location).dataset(NAME).releases == 2
 
 
 def test_a_ledger_written_before_the_terms_were_recorded_is_still_checked(tmp_path):

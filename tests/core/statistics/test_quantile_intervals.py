@@ -112,7 +112,8 @@ def _coverage(values: np.ndarray, groups: np.ndarray, epsilon: float, k: int = 1
     data = prepare(Table(frame=frame, source=Path("q.csv"), file_format="text"), schema)
     complete = data.complete(("x", "g"))
     statistic = Quantiles("x", levels=(0.25, 0.5, 0.75), by="g", interval=True)
-    truth = {(g, a): _true_quantile_range(complete.loc[complete["g"] == g, "x"].to_numpy(float), a)
+    bins = {"big": 0, "small": 1}  # the prepared data hold each row's bin in the public list
+    truth = {(g, a): _true_quantile_range(complete.loc[complete["g"] == bins[g], "x"].to_numpy(float), a)
              for g in ("big", "small") for a in statistic.levels}
     covered, widths = [], []
     for _ in range(COVERAGE_RELEASES):

@@ -32,26 +32,30 @@ from workbench.core.data.sql_reading import (
     TRUTH,
     Dialect,
     StoredColumn,
+    read_value,
     token_layers,
 )
 
-ROW_HASH = "dp_row_hash"  # the column of each row's hash (32 hexadecimal digits)
+# each row's hash (md5 of its tokens) as two numbers, its first and last 16 hexadecimal digits: stored as numbers,
+# a row's hash takes 16 bytes where its 32 digits as text took three times that
+ROW_HASH = ("dp_row_hash_1", "dp_row_hash_2")
 
 
-def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source: str, keep: Sequence[tuple[str, str]] = (),
-                extra: Sequence[str] = ()) -> str:
+def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source: str,
+                keep: Sequence[tuple[str, str, str]] = (), extra: Sequence[str] = ()) -> str:
     """A query of ``source``'s rows: each row's hash of all ``columns`` (name, stored column) as ``ROW_HASH``; for
-    each (alias, name) of ``keep``, that column's value as the rule reads text (trimmed, NULL where missing; other
-    kinds as stored) under ``alias``; and the ``extra`` expressions of ``source`` ("expression AS alias")."""
+    each (alias, name, role) of ``keep``, that column's value read for that role (``sql_reading.read_value``)
+    under ``alias``; and the ``extra`` expressions of ``source`` ("expression AS alias"). One pass reads each value
+    once, for the fingerprint and for the statistics."""
     ordered = sorted(columns, key=lambda item: item[0])
     layers: list[list[str]] = [list(extra), [], [], [], [], []]
-    tokens, kept = [], {}
+    tokens, read = [], {}
     for i, (name, column) in enumerate(ordered):
         column_layers, token, value = token_layers(d, column, f"dp_v{i}")
         for layer, new in zip(layers, column_layers):
             layer.extend(new)
         tokens.append(f"coalesce({token}, '')")
-        kept[name] = value
+        read[name] = value
     carried: list[str] = []
     query = source
     for depth, layer in enumerate(layers):
@@ -59,8 +63,10 @@ def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source:
         carried = [*carried, *_aliases(layer)]
         query = f"({query}) AS dp_layer{depth}"
     row = f"concat_ws({d.row_separator()}, {', '.join(tokens)})" if tokens else "''"
-    outputs = [*(f"{kept[name]} AS {alias}" for alias, name in keep), *_aliases(extra), f"md5({row}) AS {ROW_HASH}"]
-    return f"SELECT {', '.join(outputs)} FROM {query}"
+    outputs = [*(f"{read_value(d, read[name], role)} AS {alias}" for alias, name, role in keep), *_aliases(extra)]
+    query = f"(SELECT {', '.join([*outputs, f'md5({row}) AS dp_md5'])} FROM {query}) AS dp_hashing"
+    halves = [f"{d.hex_number(f'substr(dp_md5, {start}, 16)')} AS {alias}" for start, alias in zip((1, 17), ROW_HASH)]
+    return f"SELECT {', '.join([*(_aliases(outputs)), *halves])} FROM {query}"
 
 
 def _aliases(expressions: Sequence[str]) -> list[str]:
@@ -70,8 +76,7 @@ def _aliases(expressions: Sequence[str]) -> list[str]:
 
 def digest_query(d: Dialect, rows: str) -> str:
     """Count the rows of ``rows`` (a table with ``ROW_HASH``) and add up their hashes' two halves."""
-    return (f"SELECT count(*), {d.unsigned_hex_sum(f'substr({ROW_HASH}, 1, 16)')}, "
-            f"{d.unsigned_hex_sum(f'substr({ROW_HASH}, 17, 16)')} FROM {rows}")
+    return f"SELECT count(*), {', '.join(d.exact_sum(half) for half in ROW_HASH)} FROM {rows}"
 
 
 def digest(names: Sequence[str], count: int, first: int | None, second: int | None) -> bytes:

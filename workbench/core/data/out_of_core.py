@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import io
 import os
+import queue
 import shutil
 import signal
 import sys
@@ -48,6 +49,18 @@ OUT_OF_CORE_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
 # memory than a small memory limit has: evaluated as lists they cost almost nothing
 KEEP_IN_LISTS = "in_clause"
 FOLDER_PREFIX = "dp-workbench-engine-"
+_TEXT_ROWS = "dp_text_rows"  # what a query of a text file's rows names them
+_PART_BYTES = 32 << 20  # a text file is stored in parts of about this much text (two in memory at a time)
+
+
+def _put(parts: "queue.Queue[object]", item: object, stop: threading.Event) -> None:
+    """Hand ``item`` to the reading thread, unless it has stopped (then nothing waits for it)."""
+    while not stop.is_set():
+        try:
+            parts.put(item, timeout=0.1)
+            return
+        except queue.Full:
+            continue
 
 
 def file_source(path: str | Path, *, delimiter: str | None = None, encoding: str | None = None) -> FileSource:
@@ -227,6 +240,7 @@ class OutOfCoreData(SqlData):
         self._tables = 0
         self._counted: _CountedFile | None = None
         self._stream_failures: list[DataFileError] = []
+        self._text_rows: Any = None  # a text file's rows, until they are stored
         self._db.execute("SET enable_progress_bar = false").fetchall()  # DuckDB would print it; ``progress`` reads it
         self._db.execute(f"SET disabled_optimizers = '{KEEP_IN_LISTS}'").fetchall()
         try:
@@ -280,22 +294,70 @@ class OutOfCoreData(SqlData):
             self._counted = _CountedFile(self.source.path)
             return self._counted  # type: ignore[return-value]
 
-        rows, self._stream_failures = stream(open_file, self._text_format(), self.source.name, names)
-        self._db.register("dp_text_rows", rows)
-        return "dp_text_rows"
+        self._text_rows, self._stream_failures = stream(open_file, self._text_format(), self.source.name, names)
+        return _TEXT_ROWS
 
     def _store(self, name: str, query: str, progress: Progress | None) -> None:
-        self._run(f"CREATE TABLE {name} AS {query}", progress)
+        if self._text_rows is not None and _TEXT_ROWS in query:
+            rows, self._text_rows = self._text_rows, None
+            self._store_text(name, query, rows, progress)
+        else:
+            self._run(f"CREATE TABLE {name} AS {query}", progress)
 
-    def _first_rows(self, rows: str, id_column: str, k: int, progress: Progress | None) -> str:
-        # the typed rows are stored first, in file order (their rowid); then each person keeps their first k
-        # (a grouped list of each person's k smallest rowids: DuckDB spills it to disk, where a window over
-        # all rows must fit in memory)
-        q = self.dialect.quote
-        self._run(f"CREATE TABLE typed AS {rows}", progress)
-        self._run(f"CREATE TABLE kept AS SELECT unnest(min(rowid, {k})) AS kept FROM typed "
-                  f"WHERE {q(id_column)} IS NOT NULL GROUP BY {q(id_column)}", None)
-        return "SELECT typed.* FROM typed SEMI JOIN kept ON typed.rowid = kept.kept"
+    def _store_text(self, name: str, query: str, rows: "pa.RecordBatchReader", progress: Progress | None) -> None:
+        """Store ``query`` of a text file's rows part by part: Arrow parses the next part in a thread of its own
+        while DuckDB reads the one before with all its threads (a stream handed to DuckDB whole is read by one
+        thread). The parts are inserted in file order, so rowid keeps the file's order."""
+        import pyarrow as pa
+
+        parts: "queue.Queue[object]" = queue.Queue(maxsize=2)
+        stop = threading.Event()
+
+        def parse() -> None:
+            try:
+                batches, size = [], 0
+                for batch in rows:
+                    if stop.is_set():  # the reading thread stopped (Cancel, or a failure): read no further
+                        return
+                    batches.append(batch)
+                    size += batch.nbytes
+                    if size >= _PART_BYTES:
+                        _put(parts, pa.Table.from_batches(batches, rows.schema), stop)
+                        batches, size = [], 0
+                _put(parts, pa.Table.from_batches(batches, rows.schema), stop)
+                _put(parts, None, stop)
+            except BaseException as exc:  # noqa: BLE001 - raised again by the reading thread
+                _put(parts, exc, stop)
+
+        parser = threading.Thread(target=parse, name="out-of-core-parse", daemon=True)
+        parser.start()
+        made = False
+        try:
+            while True:
+                part = parts.get()
+                if part is None:
+                    break
+                if isinstance(part, BaseException):
+                    raise part
+                self._db.register(_TEXT_ROWS, part)
+                try:
+                    statement = f"INSERT INTO {name} {query}" if made else f"CREATE TABLE {name} AS {query}"
+                    self._run(statement, progress, finish=False)
+                finally:
+                    self._db.unregister(_TEXT_ROWS)
+                made = True
+            if progress is not None:
+                progress(1.0)
+        finally:
+            stop.set()
+            parser.join()
+
+    def _first_rows(self, table: str, person: str, k: int) -> str:
+        # each person's k smallest rowids (the stored rows keep the file's order): a grouped list, which DuckDB
+        # spills to disk, where a window over all rows must fit in memory
+        self._run(f"CREATE TABLE kept AS SELECT unnest(min(rowid, {k})) AS kept FROM {table} "
+                  f"WHERE {person} IS NOT NULL GROUP BY {person}", None)
+        return f"SELECT {table}.* FROM {table} SEMI JOIN kept ON {table}.rowid = kept.kept"
 
     def _uneven_ranks(self, table: str, alias: str, column: str) -> tuple[str, str, str]:
         return f"ASOF LEFT JOIN {table} AS {alias} ON {column} >= {alias}.value", f"{alias}.position", f"{alias}.value"
@@ -321,7 +383,7 @@ class OutOfCoreData(SqlData):
         fraction = self._db.query_progress()
         return max(0.0, min(1.0, fraction / 100.0)) if fraction >= 0 else 0.0
 
-    def _run(self, query: str, progress: Callable[[float], None] | None) -> None:
+    def _run(self, query: str, progress: Callable[[float], None] | None, finish: bool = True) -> None:
         if progress is None:
             self._guarded(lambda: self._db.execute(query).fetchall())
             return
@@ -345,7 +407,8 @@ class OutOfCoreData(SqlData):
             raise
         if failure:
             raise failure[0]
-        progress(1.0)
+        if finish:
+            progress(1.0)
 
     def _guarded(self, call: Callable[[], Any]) -> Any:
         try:

@@ -95,8 +95,11 @@ class SparkDialect(Dialect):
     def utc(self, value: str) -> str:
         return f"to_utc_timestamp({value}, current_timezone())"
 
-    def unsigned_hex_sum(self, hex_digits: str) -> str:
-        return f"sum(CAST(conv({hex_digits}, 16, 10) AS DECIMAL(20, 0)))"
+    def hex_number(self, hex_digits: str) -> str:
+        return f"CAST(conv({hex_digits}, 16, 10) AS DECIMAL(20, 0))"
+
+    def exact_sum(self, unsigned: str) -> str:
+        return f"sum({unsigned})"
 
     def row_separator(self) -> str:
         return "char(31)"
@@ -256,10 +259,10 @@ class SparkData(SqlData):
     def _file_order(self) -> str:
         return "dp_file_order"
 
-    def _first_rows(self, rows: str, id_column: str, k: int, progress: Progress | None) -> str:
-        q = self.dialect.quote  # a window partitioned by person: Spark sorts each person's rows, spilling as it must
-        return (f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {q(id_column)} ORDER BY dp_file_order) "
-                f"AS dp_rank FROM ({rows})) WHERE {q(id_column)} IS NOT NULL AND dp_rank <= {k}")
+    def _first_rows(self, table: str, person: str, k: int) -> str:
+        # a window partitioned by person: Spark sorts each person's rows, spilling as it must
+        return (f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {person} ORDER BY dp_file_order) "
+                f"AS dp_rank FROM {table}) WHERE {person} IS NOT NULL AND dp_rank <= {k}")
 
     def _uneven_ranks(self, table: str, alias: str, column: str) -> tuple[str, str, str]:
         raise PlanError(

@@ -50,11 +50,8 @@ from workbench.core.data.sql_reading import (
     TRUTH,
     Dialect,
     StoredColumn,
-    bad_number,
     category_bin,
     display_text,
-    number_value,
-    person_key,
 )
 from workbench.core.errors import DataFileError, SchemaError
 
@@ -119,8 +116,9 @@ class SqlData:
         order itself); ``file_rows`` then carry it as ``dp_file_order``."""
         return None
 
-    def _first_rows(self, rows: str, id_column: str, k: int, progress: Progress | None) -> str:
-        """A query of ``rows`` keeping each person's first ``k`` rows in file order (none without an id)."""
+    def _first_rows(self, table: str, person: str, k: int) -> str:
+        """A query of the stored ``table``'s rows keeping each person's first ``k`` rows in file order (by ``person``,
+        their key; none where it is NULL)."""
         raise NotImplementedError
 
     def _uneven_ranks(self, table: str, alias: str, column: str) -> tuple[str, str, str]:
@@ -212,42 +210,37 @@ class SqlData:
                     f"{'dates' if stored[name].kind in (DATE, TIMESTAMP) else 'values that are not numbers'} in it. "
                     "Describe it as categorical or ignored."
                 )
-        # 1. the file, read once: the needed columns (text already trimmed, NULL where missing), each row's place
-        # in the file and its hash for the content fingerprint
-        alias = {name: f"dp_c{i}" for i, name in enumerate(needed)}
+        # 1. the file, read once: each value the plan needs, read by the rule (numbers as numbers, text trimmed and
+        # NULL where missing, the person's key), the text of a numeric column's value that is not a number, each
+        # row's place in the file and its hash for the content fingerprint
         order = self._file_order()
         extra = [f"{order} AS dp_file_order"] if order is not None else []
+        keep, self._stored = [], {}
+        for i, name in enumerate(needed):
+            if name in numeric:
+                keep += [(f"dp_n{i}", name, "number"), (f"dp_bad{i}", name, "bad")]
+            elif name == id_column:  # described as an identifier: no statistic reads it
+                keep.append((f"dp_p{i}", name, "person"))
+            else:
+                keep.append((f"dp_c{i}", name, "text"))
+                kind = CLEAN if stored[name].kind == TEXT else stored[name].kind
+                self._stored[name] = StoredColumn(f"dp_c{i}", kind, stored[name].zoned)
         everything = [(name.strip(), column) for name, column in self._file_columns]
-        self._store("file_rows", hashed_rows(d, everything, self._source(), [(alias[n], n) for n in needed], extra),
-                    progress)
-        self._stored = {n: StoredColumn(alias[n], CLEAN if stored[n].kind == TEXT else stored[n].kind, stored[n].zoned)
-                        for n in needed}
+        self._store("file_rows", hashed_rows(d, everything, self._source(), keep, extra), progress)
         if not self._all("SELECT count(*) FROM file_rows")[0][0]:
             raise DataFileError(
                 f"{self.source.name}: the file has column names but no rows of data. Check that it is the right file."
             )
-        self._check_numbers(numeric)
-        # 2. the values read by the rule; each person's first k rows (the id column is described as an identifier,
-        # so no statistic reads it)
-        typed = []
-        for n in needed:
-            column = self._stored[n]
-            if n in numeric:
-                typed.append(f"{number_value(d, column.sql, column.kind)} AS {q(n)}")
-            elif n == id_column:
-                typed.append(f"{person_key(d, column)} AS {q(n)}")
-            else:
-                typed.append(f"{column.sql} AS {column.sql}")
-        if order is not None:
-            typed.append("dp_file_order")
-        rows = f"SELECT {', '.join(typed)} FROM file_rows"
+        self._check_numbers([(name, f"dp_bad{needed.index(name)}") for name in numeric if stored[name].kind == TEXT])
+        # 2. each person's first k rows in file order
+        rows = "file_rows"
         if id_column is not None:
-            rows = self._first_rows(rows, id_column, int(self.schema.k), None)
+            rows = f"({self._first_rows('file_rows', f'dp_p{needed.index(id_column)}', int(self.schema.k))})"
         # 3. missing values, clamping, bins
         columns, joins = [], []
         for spec in used:
             if isinstance(spec, NumericColumn):
-                value = f"source.{q(spec.name)}"
+                value = f"source.dp_n{needed.index(spec.name)}"
                 if spec.missing.action is MissingAction.IMPUTE:
                     value = f"coalesce({value}, {d.number(float(spec.missing.value))})"
                 value = _clamped(value, d.number(float(spec.lower)), d.number(float(spec.upper)))
@@ -262,7 +255,7 @@ class SqlData:
             columns.append(f"{value} AS {q(spec.name)}")
         self._prepared_columns = [spec.name for spec in used]
         # one compact table of numbers and bin codes, which every aggregate then reads
-        self._store("prepared", f"SELECT {', '.join(columns) or '1 AS _one'} FROM ({rows}) AS source {' '.join(joins)}",
+        self._store("prepared", f"SELECT {', '.join(columns) or '1 AS _one'} FROM {rows} AS source {' '.join(joins)}",
                     None)
 
     def _category_tables(self, matcher: CategoryMatcher) -> tuple[str, str]:
@@ -276,19 +269,14 @@ class SqlData:
             cache[key] = (exact, numbers)
         return cache[key]
 
-    def _check_numbers(self, numeric: list[str]) -> None:
-        """A text column described as numeric whose values are not all numbers is refused, as ``prepare`` does."""
-        texts = [n for n in numeric if self._stored[n].kind == CLEAN]
+    def _check_numbers(self, texts: list[tuple[str, str]]) -> None:
+        """A text column described as numeric whose values are not all numbers is refused, as ``prepare`` does:
+        ``texts`` names each such column and the column of ``file_rows`` holding its values that are not numbers."""
         if not texts:
             return
-        d = self.dialect
-        parts = []
-        for n in texts:
-            column = self._stored[n].sql
-            bad = bad_number(d, column, CLEAN)
-            parts += [f"count(*) FILTER (WHERE {bad})", f"min({column}) FILTER (WHERE {bad})"]
+        parts = [f"count({bad}), min({bad})" for _, bad in texts]
         found = self._all(f"SELECT {', '.join(parts)} FROM file_rows")[0]
-        for i, n in enumerate(texts):
+        for i, (n, _) in enumerate(texts):
             count, example = found[2 * i], found[2 * i + 1]
             if count:
                 raise SchemaError(

@@ -44,7 +44,8 @@ class Dialect:
         return f"isfinite({value})"
 
     def is_nan(self, value: str) -> str:
-        return f"isnan({value})"
+        # not isnan: DuckDB 2.0's isnan is false for a NaN read straight from a Parquet file (its sign bit set)
+        return f"(NOT isfinite({value}) AND NOT isinf({value}))"
 
     def round_even(self, value: str) -> str:
         return f"round_even({value}, 0)"
@@ -75,9 +76,13 @@ class Dialect:
         """A timestamp with a time zone as the wall time in UTC."""
         return f"timezone('UTC', {value})"
 
-    def unsigned_hex_sum(self, hex_digits: str) -> str:
-        """The sum of 16 hexadecimal digits read as unsigned 64-bit integers, exactly."""
-        return f"sum(CAST(('0x' || {hex_digits}) AS UBIGINT)::HUGEINT)"
+    def hex_number(self, hex_digits: str) -> str:
+        """16 hexadecimal digits as an unsigned 64-bit integer."""
+        return f"CAST(('0x' || {hex_digits}) AS UBIGINT)"
+
+    def exact_sum(self, unsigned: str) -> str:
+        """The exact sum of a column of ``hex_number``s."""
+        return f"sum(CAST({unsigned} AS HUGEINT))"
 
     def row_separator(self) -> str:
         return "chr(31)"
@@ -207,11 +212,52 @@ def person_key(d: Dialect, column: StoredColumn) -> str:
 # ---------------------------------------------------------------- tokens: a value as the content fingerprint hashes it
 
 
-def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[list[str]], str, str]:
+@dataclass(frozen=True)
+class ReadAliases:
+    """Where the layers of ``token_layers`` left a column's value: as stored (``stored``), its text as the rule
+    reads it (``text``: trimmed, NULL where missing) and its number (``number``: a stored number, or text that
+    is a decimal number; NULL otherwise)."""
+
+    kind: str
+    stored: str
+    text: str
+    number: str
+
+
+ROLES = ("text", "number", "bad", "person")
+
+
+def read_value(d: Dialect, value: ReadAliases, role: str) -> str:
+    """A column's value read for one use, from the aliases the fingerprint's layers computed anyway (the file is
+    read once, and no cast or trim is repeated): "text" for a categorical column (text as read; a stored value
+    as stored, compared by ``category_bin``), "number" for a numeric one (a truth word 1 or 0), "bad" (text of a
+    numeric column that is not a number, else NULL: the column is then refused), "person" for the id."""
+    kind, r, t, n = value.kind, value.stored, value.text, value.number
+    textual = kind in (TEXT, CLEAN)
+    if role == "text":
+        return t if textual else r
+    if role == "number":
+        if textual:
+            return (f"(CASE WHEN {n} IS NOT NULL THEN {n} WHEN {_in(d, t, TRUE_WORDS)} THEN CAST(1 AS DOUBLE) "
+                    f"WHEN {_in(d, t, FALSE_WORDS)} THEN CAST(0 AS DOUBLE) END)")
+        if kind == TRUTH:
+            return f"(CASE WHEN {r} THEN CAST(1 AS DOUBLE) WHEN NOT {r} THEN CAST(0 AS DOUBLE) END)"
+        return n
+    if role == "bad":
+        if not textual:
+            return d.string("NULL")
+        return (f"(CASE WHEN {t} IS NOT NULL AND {n} IS NULL AND NOT {_in(d, t, TRUE_WORDS)} "
+                f"AND NOT {_in(d, t, FALSE_WORDS)} THEN {t} END)")
+    assert role == "person"
+    if kind in (INTEGER, DECIMAL):
+        return r
+    return n if kind == FLOAT else t
+
+
+def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[list[str]], str, ReadAliases]:
     """A value's token for the content fingerprint (``fingerprint``), in layers of SELECT so that no trim or cast
     is repeated: each layer's new columns (every alias stays available to the layers after it), the token's SQL
-    over the last, and the alias holding the value as the rule reads it for text (trimmed, NULL where missing;
-    the raw value for other kinds). A number (stored, or text that is a decimal number) is '#' and its digits
+    over the last, and where the value as the rule reads it is (``ReadAliases``, for ``read_value``). A number (stored, or text that is a decimal number) is '#' and its digits
     if it is whole (below 2^53), else '~' and its value rounded to 33 significant bits as one exact integer
     (``fingerprint.number_token``); any other value '$' and its text; a missing value NULL."""
     c, kind = column.sql, column.kind
@@ -252,4 +298,4 @@ def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[lis
                     f"WHEN NOT {d.finite(n)} THEN (CASE WHEN {n} > 0 THEN '#inf' ELSE '#-inf' END) "
                     f"ELSE '~' || {d.string(f'(CASE WHEN {n} < 0 THEN -1 ELSE 1 END) * ({key})')} END)")
     token = t if kind == TOKEN else f"(CASE WHEN {n} IS NOT NULL THEN {number_token} WHEN {t} IS NOT NULL THEN '$' || {t} END)"
-    return [first, second, third, fourth, fifth, sixth], token, t if textual else r
+    return [first, second, third, fourth, fifth, sixth], token, ReadAliases(kind, r, t, n)

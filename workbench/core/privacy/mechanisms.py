@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
@@ -50,13 +51,31 @@ class Noise:
     delta: float
 
     def sample(self, exact: Sequence[int] | np.ndarray) -> np.ndarray:
-        """Add noise to exact integer answers. Only OpenDP draws the noise (DESIGN rule 4)."""
+        """Add noise to exact integer answers. Only OpenDP draws the noise (DESIGN rule 4).
+
+        Each answer is first clamped into ±``INTEGER_LIMIT``: OpenDP adds the noise on 64-bit integers and
+        refuses a larger input, so a sum of more than 2^30 rows at the bounds' largest magnitude made the
+        release fail, after other statistics' noise was drawn and before anything was charged, depending
+        on the data (issue 41, 5). Clamping moves no two answers further apart (it is 1-Lipschitz in each
+        coordinate), so the sensitivity, and OpenDP's privacy map at this scale, hold for the clamped
+        answers: sampling cannot fail on any data. An answer the clamp changed is flagged from the noisy
+        value (``may_be_clamped``). Drawing the noise on 0 and adding the exact answer in Python would not
+        do: OpenDP saturates its result at the 64-bit limits, so the noise drawn on 0 is cut off there and
+        the answer plus it would not be ε-DP in that far tail."""
         if self.kind is MechanismKind.EXPONENTIAL:
             raise TypeError("the exponential mechanism selects a candidate (select_quantile); it adds no noise")
-        values = [int(v) for v in np.atleast_1d(np.asarray(exact, dtype=object))]
+        values = [min(max(int(v), -INTEGER_LIMIT), INTEGER_LIMIT) for v in np.atleast_1d(np.asarray(exact, dtype=object))]
         if self.scale == 0:
             return np.asarray(values, dtype=object)
         return np.asarray(_sampler(self.kind, self.scale)(values), dtype=object)
+
+    def may_be_clamped(self, noisy: Sequence[int], confidence: float) -> bool:
+        """Whether a noisy answer lies so near ±``INTEGER_LIMIT`` that its exact answer may have been clamped
+        there by ``sample``: within the noise's half-width of it (post-processing of the noisy answers)."""
+        if self.kind is MechanismKind.EXPONENTIAL:
+            return False
+        reach = INTEGER_LIMIT - self.halfwidth(confidence)
+        return any(abs(int(v)) >= reach for v in noisy)
 
     def halfwidth(self, confidence: float) -> int:
         """Smallest integer t with P(|noise| > t) <= 1 - confidence."""
@@ -102,6 +121,7 @@ class Noise:
 
 
 MAX_SENSITIVITY = float(2**62)  # integer noise is drawn on 64-bit integers by OpenDP
+INTEGER_LIMIT = 2**62  # exact answers are clamped into ±this before OpenDP adds noise (Noise.sample)
 
 
 def calibrate(
@@ -247,24 +267,74 @@ _MAX_SCALE_STEPS = 60  # the margin above the formula reaches 1e-15 * 2^60 > 1,0
 
 def quantile_scores(below: np.ndarray, at_or_below: np.ndarray, total: int, alpha: float) -> np.ndarray:
     """OpenDP's score of each candidate c (``make_quantile_score_candidates``; smaller is better):
-    |(d - n) * #(x < c) - n * #(x > c)|, with α = n / d as OpenDP turns it into a fraction. Tested equal to
-    OpenDP's own transformation on the values."""
+    |(d - n) * min(#(x < c), m) - n * min(#(x > c), m)|, with α = n / d as OpenDP turns it into a fraction and
+    m = (2^64 - 1) // d the size limit OpenDP counts up to, so that no score overflows (on unsigned 64-bit
+    integers, as OpenDP's). Tested equal to OpenDP's own transformation on the values."""
     numerator, denominator = quantile_fraction(alpha)
-    below = np.asarray(below, dtype=np.int64)
-    above = total - np.asarray(at_or_below, dtype=np.int64)
-    return np.abs((denominator - numerator) * below - numerator * above).astype(np.uint64)
+    limit = np.uint64((2**64 - 1) // denominator)
+    below = np.minimum(np.asarray(below, dtype=np.uint64), limit)
+    above = np.minimum(np.uint64(total) - np.asarray(at_or_below, dtype=np.uint64), limit)
+    left, right = np.uint64(denominator - numerator) * below, np.uint64(numerator) * above
+    return np.where(left >= right, left - right, right - left)
+
+
+QUANTILE_LEVEL_DENOMINATOR = 10_000  # OpenDP's quantile score computes with levels in ten-thousandths
 
 
 @lru_cache(maxsize=256)
 def quantile_fraction(alpha: float) -> tuple[int, int]:
     """α as OpenDP's quantile score turns it into a fraction n / d, read off the scores of one value between
-    two candidates: (d - n) * 0 - n * 1 and (d - n) * 1 - n * 0."""
-    numerator, rest = _score_transformation(alpha)([0.5])
+    two candidates: (d - n) * 0 - n * 1 and (d - n) * 1 - n * 0. For a level OpenDP can use as it is
+    (``quantile_level_fraction``), that level's own fraction."""
+    return _opendp_fraction(opendp_level(alpha))
+
+
+def _opendp_fraction(alpha: float) -> tuple[int, int]:
+    numerator, rest = _raw_score_transformation(alpha)([0.5])
     return int(numerator), int(numerator) + int(rest)
 
 
 @lru_cache(maxsize=256)
+def quantile_level_fraction(alpha: float) -> tuple[int, int] | None:
+    """The fraction n / d, equal to α, with which OpenDP's quantile score can compute: α's own, if its
+    denominator (a power of two) is below ``QUANTILE_LEVEL_DENOMINATOR``; else k / 10,000 if α is the float
+    nearest to that (a level with at most four decimals). None for any other level: OpenDP (without a known
+    size) would replace it by ⌊α · 10,000⌋ / 10,000, so 0.123456789 would select the 0.1234 quantile and
+    1e-6 the smallest value (issue 41, 6)."""
+    exact = Fraction(alpha)
+    if exact.denominator < QUANTILE_LEVEL_DENOMINATOR:
+        return exact.numerator, exact.denominator
+    k = round(alpha * QUANTILE_LEVEL_DENOMINATOR)
+    if 0 < k < QUANTILE_LEVEL_DENOMINATOR and k / QUANTILE_LEVEL_DENOMINATOR == alpha:
+        return k, QUANTILE_LEVEL_DENOMINATOR
+    return None
+
+
+@lru_cache(maxsize=256)
+def opendp_level(alpha: float) -> float:
+    """The float handed to OpenDP for the level α, so that the fraction it computes with is α's own
+    (``quantile_level_fraction``). OpenDP truncates α · 10,000, and for 573 of the 9,999 levels with four
+    decimals (0.0003 among them) the rounded product lies just below the whole number, so OpenDP would
+    compute with 0.0002: α is raised by a few ulps until OpenDP's fraction is the intended one. A level
+    without such a fraction is returned as it is (statistics refuse it; see ``quantiles.level_problem``)."""
+    fraction = quantile_level_fraction(alpha)
+    if fraction is None or fraction[1] != QUANTILE_LEVEL_DENOMINATOR:
+        return alpha
+    candidate = alpha
+    for _ in range(64):
+        if _opendp_fraction(candidate) == fraction:
+            return candidate
+        candidate = math.nextafter(candidate, math.inf)
+    raise AssertionError(f"no float near {alpha!r} makes OpenDP compute with {fraction[0]}/{fraction[1]}")
+
+
+@lru_cache(maxsize=256)
 def _score_transformation(alpha: float) -> Any:
+    return _raw_score_transformation(opendp_level(alpha))
+
+
+@lru_cache(maxsize=256)
+def _raw_score_transformation(alpha: float) -> Any:
     domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
     return dp.t.make_quantile_score_candidates(domain, dp.symmetric_distance(), [0.0, 1.0], alpha)
 
@@ -281,7 +351,8 @@ def _score_selection(alpha: float, scale: float) -> Any:
 @lru_cache(maxsize=64)
 def _quantile_measurement(candidates: tuple[float, ...], alpha: float, scale: float) -> Any:
     domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
-    return dp.m.make_private_quantile(domain, dp.symmetric_distance(), dp.max_divergence(), list(candidates), alpha, scale)
+    return dp.m.make_private_quantile(domain, dp.symmetric_distance(), dp.max_divergence(), list(candidates),
+                                      opendp_level(alpha), scale)
 
 
 MIN_EPSILON = 1e-9  # below it a noise scale may not even be a finite number

@@ -3,7 +3,19 @@ May import ``data``, ``privacy`` and ``statistics``; charges the ledger before a
 
 from workbench.core.release.bounds import SEARCH_RANGE, BoundsEstimate, estimate_bounds, with_bounds
 from workbench.core.release.category_check import CategoryWarning, check_categories
-from workbench.core.release.ledger import DatasetRecord, Ledger, Registration, Terms, default_ledger_path, release_events
+from workbench.core.release.ledger import (
+    DatasetRecord,
+    Ledger,
+    LedgerUnreachable,
+    Registration,
+    Terms,
+    default_ledger_location,
+    default_ledger_path,
+    is_server_url,
+    release_events,
+)
+from workbench.core.release.ledger_postgres import PostgresLedger
+from workbench.core.release.ledger_sqlite import SqliteLedger
 from workbench.core.release.plan import (
     DELTA_CEILING,
     Budget,
@@ -43,10 +55,10 @@ from workbench.core.release.versions import PrintVersion, software_in_words
 __all__ = [
     "BoundsEstimate", "Budget", "budget_plan", "categorical_column", "CategoryWarning", "check_categories",
     "check_delta_for_size", "DELTA_CEILING",
-    "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_path", "Flag", "ReliabilityRule",
+    "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_location", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
-    "describe_columns", "error_basis", "estimate_bounds", "expected_error", "Ledger", "NEUTRAL_NAME",
+    "describe_columns", "error_basis", "estimate_bounds", "expected_error", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
     "plan_template", "PlannedStatistic", "PlannedSynthetic", "synthetic_preview", "synthetic_words", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "Registration", "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
-    "SEARCH_RANGE", "size_for_error", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
+    "SEARCH_RANGE", "SqliteLedger", "size_for_error", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
 ]

@@ -21,6 +21,7 @@ from workbench.core.release.ledger import Ledger
 from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
 from workbench.core.release.run import Release, release
 from workbench.core.statistics import BoundsSearch
+from workbench.core.statistics.quantiles import level_problem, snapped_level
 
 SEARCH_RANGE = (-1e9, 1e9)
 DEFAULT_COVERAGE = 0.98
@@ -71,6 +72,12 @@ def estimate_bounds(
     schema = Schema(columns=tuple(columns), unit=plan.schema.unit, neighbouring=plan.schema.neighbouring,
                     public_size=plan.schema.public_size)
     tail = (1 - coverage) / 2
+    if level_problem(snapped_level(tail)):  # OpenDP computes quantile levels in ten-thousandths (issue 41, 6)
+        raise SchemaError(
+            f"A coverage of {coverage:g} leaves {tail:.6g} of the values outside on each side, finer than the "
+            "ten-thousandths OpenDP computes quantile levels with. Choose a coverage that leaves whole "
+            "ten-thousandths on each side, such as 0.98 or 0.9998."
+        )
     statistic = BoundsSearch(column, levels=(tail, 1 - tail))
     search_plan = ReleasePlan(
         dataset=plan.dataset,

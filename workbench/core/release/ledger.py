@@ -1,35 +1,37 @@
 """The privacy ledger: a persistent, append-only, hash-chained record of every release.
 
-One SQLite file holds the entries of all datasets in one chain. Each entry stores the
-hash of the one before it, so editing, deleting or reordering an entry breaks the chain
-(``verify``). A release is appended, with its released values, inside one write
-transaction that first checks the dataset's remaining budget; only after that commit is
-durable (WAL, synchronous=FULL) may anyone see the values (DESIGN rules 5 and 6). Two
-processes on the same file are serialised by SQLite's write lock, so they cannot both
-spend the same budget.
+One interface, two stores: a SQLite file for one person (``ledger_sqlite``, the default) and a
+PostgreSQL database for a team (``ledger_postgres``). Everything that decides what may be
+released is here, written once against a small transaction interface (``Transaction``), so
+that the hash chain, the refusals and the composition cannot differ between the two: a store
+only reads and appends rows, inside a transaction that no other writer can interleave with.
+
+All datasets' entries form one chain. Each entry stores the hash of the one before it, so
+editing, deleting or reordering an entry breaks the chain (``verify``). A release is appended,
+with its released values, inside one write transaction that first checks the dataset's
+remaining budget and terms; only after that commit is durable may anyone see the values
+(DESIGN rules 5 and 6). Each entry names who wrote it (``by``: the login of the local user, or
+the server's role), so that a refusal can say who spent what, and when.
 
 Two fingerprints recognise a dataset's data: a keyed hash of the file's bytes, and one of
 the loaded table's content, which is the same whatever format, row order or column order
-the same data come in (``data.fingerprint``). Both are HMACs, stay in this file, and are
-left out of every export. Their key is not in this file: it is kept by the user
+the same data come in (``data.fingerprint``). Both are HMACs, stay in the ledger, and are
+left out of every export. Their key is never in the ledger: it is kept by the user
 (``ledger_keys``: the system keyring or a private key file), found by the ledger's random
-public id, so that a reader of the ledger file alone cannot test a guessed row against them.
-A ledger written before the key was kept apart has it moved out when it is opened.
+public id, so that a reader of the ledger alone cannot test a guessed row against them.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import hmac
 import json
 import os
 import secrets
-import sqlite3
-from contextlib import contextmanager
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 
 from workbench.core.data import PrivacyUnit, Schema, content_digest
 from workbench.core.errors import BudgetError, WorkbenchError
@@ -40,12 +42,24 @@ from workbench.core.release.plan import ReleasePlan, check_delta_for_size
 if TYPE_CHECKING:
     import pandas as pd
 
-LEDGER_VERSION = 2  # 2: the fingerprint key is kept outside the file (version 1 had it in meta, and is moved)
+LEDGER_VERSION = 2  # 2: the fingerprint key is kept outside the ledger (version 1 had it in meta, and is moved)
 GENESIS = "0" * 64
+LEDGER_VARIABLE = "DP_WORKBENCH_LEDGER"
+SERVER_SCHEMES = ("postgresql://", "postgres://")
+KINDS = ("register", "budget", "release")
+T = TypeVar("T")
 
 
 class LedgerError(WorkbenchError):
     """The ledger cannot be read or written, or does not allow what was asked."""
+
+
+class LedgerUnreachable(LedgerError):
+    """A team ledger's server cannot be reached now: nothing is released, and no other ledger is used instead."""
+
+
+class LedgerPasswordNeeded(LedgerUnreachable):
+    """The server asks for a password that neither ~/.pgpass nor a service file gave (the app then asks for it)."""
 
 
 @dataclass(frozen=True)
@@ -64,12 +78,17 @@ class Entry:
     def data(self) -> dict[str, Any]:
         return json.loads(self.body)
 
+    @property
+    def by(self) -> str:
+        """Who wrote the entry: a user or role name (entries written before version 0.2 do not say)."""
+        return str(self.data.get("by") or "someone (not recorded)")
+
     def public_json(self) -> dict[str, Any]:
         """The entry as exported: everything but the private fingerprints, the data file's name (which
         entries written before version 0.1.1 hold in their plan) and the plan's columns that no released
         statistic read (their kinds and public categories say what the curator looked at, not what was
-        released)."""
-        data = {k: v for k, v in self.data.items() if k not in ("fingerprint", "content_fingerprint")}
+        released), and the name of who wrote it (a member of staff: the team's business, not the readers')."""
+        data = {k: v for k, v in self.data.items() if k not in ("fingerprint", "content_fingerprint", "by")}
         if isinstance(data.get("plan"), dict):
             data["plan"] = _used_plan(data["plan"])
         return {"entry": self.seq, "dataset": self.dataset, "kind": self.kind, "created": self.created, **data}
@@ -172,14 +191,32 @@ class Problem:
     message: str
 
 
-def default_ledger_path() -> Path:
-    """``$DP_WORKBENCH_LEDGER`` if set, else ledger.sqlite in the user's data directory."""
-    configured = os.environ.get("DP_WORKBENCH_LEDGER")
+def is_server_url(where: str | os.PathLike[str] | None) -> bool:
+    """Whether ``where`` names a team ledger on a server (a PostgreSQL connection URL) rather than a file."""
+    return isinstance(where, str) and where.strip().lower().startswith(SERVER_SCHEMES)
+
+
+def default_ledger_location() -> str | Path:
+    """``$DP_WORKBENCH_LEDGER`` if set (a file, or a ``postgresql://`` URL), else ledger.sqlite in the user's data
+    directory."""
+    configured = os.environ.get(LEDGER_VARIABLE)
     if configured:
-        return Path(configured)
+        return configured.strip() if is_server_url(configured) else Path(configured)
+    return local_ledger_path()
+
+
+def local_ledger_path() -> Path:
+    """ledger.sqlite in the user's data directory: the ledger when nothing else is chosen."""
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("dp-workbench", appauthor=False)) / "ledger.sqlite"
+
+
+def default_ledger_path() -> Path:
+    """The ledger file used when none is named: ``$DP_WORKBENCH_LEDGER`` if it names a file, else ledger.sqlite in
+    the user's data directory. (A team ledger is not a file: see ``default_ledger_location``.)"""
+    where = default_ledger_location()
+    return where if isinstance(where, Path) else local_ledger_path()
 
 
 def entry_hash(prev_hash: str, seq: int, dataset: str, kind: str, created: str, body: str) -> str:
@@ -191,99 +228,81 @@ def canonical(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-class Ledger:
-    """A ledger file. Every method opens its own short transaction; nothing is cached but the fingerprint key.
+class Transaction(Protocol):
+    """What a store offers inside one transaction. A write transaction excludes every other writer from its start
+    (SQLite's BEGIN IMMEDIATE, PostgreSQL's ledger lock), so what it reads stays true until it commits."""
 
-    ``keys`` keeps the fingerprint key (default: the user's, ``ledger_keys.user_keys``)."""
+    user: str  # who is writing: the local login, or the server's role
 
-    def __init__(self, path: str | Path | None = None, keys: KeyStore | None = None) -> None:
-        self.path = Path(path) if path is not None else default_ledger_path()
-        self.keys = keys if keys is not None else user_keys()
-        self._key: tuple[str, bytes] | None = None  # (ledger id, key), once found and checked
-        if not self._has_tables():
-            with self._write() as db:
-                db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS entries (seq INTEGER PRIMARY KEY, dataset TEXT NOT NULL, "
-                    "kind TEXT NOT NULL, created TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL, "
-                    "hash TEXT NOT NULL)"
-                )
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(LEDGER_VERSION),))
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('ledger_id', ?)", (secrets.token_hex(16),))
-        with self._read() as db:
-            version = int(db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
-        if version > LEDGER_VERSION:
-            raise LedgerError(f"The ledger {self.path} was written by a newer DP Workbench; update to use it.")
-        try:
-            self._move_key_out()
-        except WorkbenchError:
-            pass  # a ledger that cannot be written now can still be read; a release tries again, and says why
+    def entries(self, dataset: str | None) -> list[Entry]: ...
 
-    def _has_tables(self) -> bool:
-        if not self.path.is_file():
-            return False
-        with self._read() as db:
-            names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return {"meta", "entries"} <= names
+    def head(self) -> tuple[int, str] | None: ...
 
-    # ------------------------------------------------------------------ connections
+    def insert(self, entry: Entry) -> None: ...
 
-    def _connect(self) -> sqlite3.Connection:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            return db
-        except (OSError, sqlite3.Error) as exc:
-            raise self._error("opened", exc) from None
+    def meta(self, key: str) -> str | None: ...
 
-    def _error(self, doing: str, exc: BaseException) -> LedgerError:
-        return LedgerError(
-            f"The privacy ledger {self.path} cannot be {doing} ({exc}). Nothing was released. Check that the "
-            "folder exists, is writable and the disk is not full, or choose another ledger file."
-        )
+    def set_meta(self, key: str, value: str) -> None: ...
 
-    @contextmanager
-    def _write(self, secure_delete: bool = False) -> Iterator[sqlite3.Connection]:
-        """One write transaction, holding SQLite's write lock from its start (BEGIN IMMEDIATE);
-        ``secure_delete`` overwrites deleted content with zeros."""
-        db = self._connect()
-        try:
-            if secure_delete:
-                db.execute("PRAGMA secure_delete = ON")
-            db.execute("BEGIN IMMEDIATE")
-            yield db
-            db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            _rollback(db)
-            raise self._error("written", exc) from None
-        except BaseException:
-            _rollback(db)
-            raise
-        finally:
-            db.close()
+    def dataset_names(self) -> list[str]: ...
 
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        db = self._connect()
-        try:
-            yield db
-        except sqlite3.Error as exc:
-            raise self._error("read", exc) from None
-        finally:
-            db.close()
+    def has_dataset(self, name: str) -> bool: ...
+
+    def now(self) -> str: ...
+
+
+class Ledger(ABC):
+    """A ledger: ``Ledger(where)`` opens a SQLite file (a path) or a team ledger (a ``postgresql://`` URL); with
+    nothing given, ``default_ledger_location()``. Every method runs its own short transaction; nothing is cached
+    but the fingerprint key. ``keys`` keeps the fingerprint key (default: the user's, ``ledger_keys.user_keys``).
+
+    A store implements ``_read``, ``_transact`` and the few properties below; the rules are all here."""
+
+    backends: ClassVar[dict[str, type["Ledger"]]] = {}  # "sqlite", "postgresql": filled by the store modules
+
+    def __new__(cls, where: str | os.PathLike[str] | None = None, *args: Any, **kwargs: Any) -> "Ledger":
+        if cls is Ledger:
+            where = where if where is not None else kwargs.get("path", kwargs.get("url"))
+            location = default_ledger_location() if where is None else where
+            cls = cls.backends["postgresql" if is_server_url(location) else "sqlite"]
+        return super().__new__(cls)
+
+    keys: KeyStore
+    _key: tuple[str, bytes] | None = None  # (ledger id, key), once found and checked
+
+    # ------------------------------------------------------------------ what a store provides
+
+    @property
+    @abstractmethod
+    def where(self) -> str:
+        """The ledger in words, for messages: its file, or the team ledger's database and server."""
+
+    @abstractmethod
+    def _read(self) -> Any:
+        """A context manager: one read-only transaction."""
+
+    @abstractmethod
+    def _transact(self, work: Callable[[Transaction], T]) -> T:
+        """Run ``work`` in one write transaction and commit it (a store may run it again after a conflict, before
+        anything is committed); a LedgerError if it cannot be done, saying that nothing was recorded."""
+
+    def _may_make_key(self, tx: Transaction) -> None:
+        """Raise LedgerKeyError unless this ledger may be given a new fingerprint key now."""
+
+    def check_may_register(self, name: str) -> None:
+        """Raise LedgerError if this user may not register dataset ``name`` or raise its budget here."""
 
     # ------------------------------------------------------------------ writing
 
-    def _append(self, db: sqlite3.Connection, dataset: str, kind: str, data: dict[str, Any]) -> Entry:
-        last = db.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+    def _append(self, tx: Transaction, dataset: str, kind: str, data: dict[str, Any]) -> Entry:
+        last = tx.head()
         seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
-        created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
-        body = canonical(data)
+        created = tx.now()
+        body = canonical({**data, "by": tx.user})
         digest = entry_hash(prev, seq, dataset, kind, created, body)
-        db.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, dataset, kind, created, body, prev, digest))
-        return Entry(seq, dataset, kind, created, body, prev, digest)
+        entry = Entry(seq, dataset, kind, created, body, prev, digest)
+        tx.insert(entry)
+        return entry
 
     def fingerprint(self, path: str | Path) -> str:
         """Keyed hash of a data file's bytes: recognises the file, reveals nothing without the key."""
@@ -305,29 +324,32 @@ class Ledger:
 
     def ledger_id(self) -> str:
         """The ledger's random public id, by which its key is kept (``ledger_keys``)."""
-        with self._read() as db:
-            return _meta(db, "ledger_id") or ""
+        with self._read() as tx:
+            return tx.meta("ledger_id") or ""
 
     def check_key(self) -> None:
         """Raise LedgerKeyError if this ledger's fingerprint key is not here (a release would be refused);
         a ledger that never had one gets it now."""
         self._fingerprint_key()
 
+    def _prepare_key(self) -> None:
+        """Anything a store must do before its key is looked up (the SQLite file of version 1 moves it out)."""
+
     def _fingerprint_key(self) -> bytes:
         """This ledger's key, from the user's key store; a new one only for a ledger that never had one."""
-        self._move_key_out()
-        with self._read() as db:
-            ledger_id, check = _meta(db, "ledger_id"), _meta(db, "key_check")
+        self._prepare_key()
+        with self._read() as tx:
+            ledger_id, check = tx.meta("ledger_id"), tx.meta("key_check")
         if ledger_id is None:
-            raise LedgerError(f"The ledger {self.path} has no id (its meta table was changed); it cannot be used.")
+            raise LedgerError(f"{_capital(self.where)} has no id (its meta table was changed); it cannot be used.")
         if self._key is not None and self._key[0] == ledger_id:
             return self._key[1]
         key = self.keys.get(ledger_id)
         if key is None:
             key = self._new_key()
-        elif check is not None and _key_check(key) != check:
+        elif check is not None and key_check(key) != check:
             raise LedgerKeyError(
-                f"The key kept for the ledger {self.path} (in {self.keys.where}) is not the one its fingerprints "
+                f"The key kept for {self.where} (in {self.keys.where}) is not the one its fingerprints "
                 "were made with, so the same data under another dataset name would not be recognised; nothing was "
                 "released. Import this ledger's own key with `dp-workbench ledger key import FILE`, exported where "
                 "the ledger was used before with `dp-workbench ledger key export`."
@@ -338,14 +360,17 @@ class Ledger:
     def _new_key(self) -> bytes:
         """A key for a ledger that has none yet; refused for one whose fingerprints were made with a key that is
         not here (the ledger was copied, or its key lost): a new key would not recognise its data."""
-        with self._write() as db:
-            ledger_id, check = _meta(db, "ledger_id"), _meta(db, "key_check")
+
+        def make(tx: Transaction) -> bytes:
+            ledger_id, check = tx.meta("ledger_id"), tx.meta("key_check")
+            assert ledger_id is not None
             key = self.keys.get(ledger_id)  # made meanwhile by another process
             if key is not None:
                 return key
-            if check is not None or _holds_fingerprints(db):
+            self._may_make_key(tx)
+            if check is not None or _holds_fingerprints(tx):
                 raise LedgerKeyError(
-                    f"The ledger {self.path} holds fingerprints made with a key that is not kept for this user on "
+                    f"{_capital(self.where)} holds fingerprints made with a key that is not kept for this user on "
                     f"this machine (looked in {self.keys.where}; ledger id {ledger_id}). Without it the same data "
                     "under another dataset name would not be recognised, so nothing is released. If the ledger was "
                     "copied from another machine or user, run `dp-workbench ledger key export --out FILE` there and "
@@ -355,8 +380,10 @@ class Ledger:
                 )
             key = secrets.token_bytes(32)
             self.keys.put(ledger_id, key)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('key_check', ?)", (_key_check(key),))
+            tx.set_meta("key_check", key_check(key))
             return key
+
+        return self._transact(make)
 
     def export_key(self) -> dict[str, Any]:
         """This ledger's key as a key file holds it, to take it to another machine or user (``import_key``)."""
@@ -367,70 +394,54 @@ class Ledger:
         """Keep the key of ``data`` (a key file's content) for this ledger: refused if it is another ledger's,
         or not the key its fingerprints were made with."""
         ledger_id, key = key_from_json(data, where)
-        self._move_key_out()
-        with self._write() as db:
-            own, check = _meta(db, "ledger_id"), _meta(db, "key_check")
-            if ledger_id != own:
-                raise LedgerKeyError(
-                    f"{where} holds the key of another ledger (id {ledger_id}); this ledger, {self.path}, has the id "
-                    f"{own}. Export the key where this ledger was used, or choose the ledger with --ledger."
-                )
-            if check is not None and _key_check(key) != check:
-                raise LedgerKeyError(f"{where} does not hold the key this ledger's fingerprints were made with.")
-            kept = self.keys.get(ledger_id)
-            self.keys.put(ledger_id, key, replace=kept is not None and kept != key)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('key_check', ?)", (_key_check(key),))
+        self._prepare_key()
+        with self._read() as tx:
+            own, check = tx.meta("ledger_id"), tx.meta("key_check")
+        if ledger_id != own:
+            raise LedgerKeyError(
+                f"{where} holds the key of another ledger (id {ledger_id}); this ledger, {self.where}, has the id "
+                f"{own}. Export the key where this ledger was used, or choose the ledger with --ledger."
+            )
+        if check is not None and key_check(key) != check:
+            raise LedgerKeyError(f"{where} does not hold the key this ledger's fingerprints were made with.")
+        kept = self.keys.get(ledger_id)
+        self.keys.put(ledger_id, key, replace=kept is not None and kept != key)
+        if check is None:
+
+            def record(tx: Transaction) -> None:
+                found = tx.meta("key_check")
+                if found is not None and found != key_check(key):
+                    raise LedgerKeyError(f"{where} does not hold the key this ledger's fingerprints were made with.")
+                tx.set_meta("key_check", key_check(key))
+
+            self._transact(record)
         self._key = None
 
-    def _move_key_out(self) -> None:
-        """A ledger of version 1 kept its key in its meta table: move it to the user's key store, delete it
-        from the file, and overwrite what is left of it there (secure_delete, VACUUM, a WAL checkpoint)."""
-        with self._read() as db:
-            if _meta(db, "fingerprint_key") is None:
-                return
-        with self._write(secure_delete=True) as db:
-            legacy = _meta(db, "fingerprint_key")
-            if legacy is None:
-                return  # another process moved it meanwhile
-            key = bytes.fromhex(legacy)
-            ledger_id = _meta(db, "ledger_id") or secrets.token_hex(16)
-            self.keys.put(ledger_id, key)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('ledger_id', ?)", (ledger_id,))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('key_check', ?)", (_key_check(key),))
-            db.execute("DELETE FROM meta WHERE key = 'fingerprint_key'")
-            db.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(LEDGER_VERSION),))
-        self._compact()
-
-    def _compact(self) -> None:
-        """Rewrite the file without free pages, and empty the write-ahead log, so that no copy of deleted
-        content is left in either. Best effort: another process reading the ledger can hold the log open."""
-        db = self._connect()
-        try:
-            db.execute("PRAGMA secure_delete = ON")
-            db.execute("VACUUM")
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error:
-            pass
-        finally:
-            db.close()
+    # ------------------------------------------------------------------ registering, raising, charging
 
     def register(
         self, name: str, budget: Guarantee, terms: Terms, fingerprint: str | None = None,
-        content_fingerprint: str | None = None,
+        content_fingerprint: str | None = None, size_estimate: int | None = None,
     ) -> Entry:
         """Add a dataset with its total budget; refuses a name that exists."""
-        registration = Registration(budget, terms)
-        with self._write() as db:
-            if _entries(db, name):
+        registration = Registration(budget, terms, size_estimate)
+        self.check_may_register(name)
+
+        def work(tx: Transaction) -> Entry:
+            if tx.has_dataset(name):
                 raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.")
-            _check_fingerprint(db, name, fingerprint, content_fingerprint)
-            return self._append(db, name, "register", registration.to_json(fingerprint, content_fingerprint))
+            _check_fingerprint(tx, name, fingerprint, content_fingerprint)
+            return self._append(tx, name, "register", registration.to_json(fingerprint, content_fingerprint))
+
+        return self._transact(work)
 
     def raise_budget(self, name: str, budget: Guarantee, reason: str = "") -> Entry:
         """Set a larger total budget; the change itself is recorded."""
         _check_budget(budget)
-        with self._write() as db:
-            history = _entries(db, name)
+        self.check_may_register(name)
+
+        def work(tx: Transaction) -> Entry:
+            history = tx.entries(name)
             current = _record(name, history)
             if budget.delta > current.budget.delta:
                 _check_total_delta(budget.delta, _public_size(history)[0] or history[0].data.get("size_estimate"))
@@ -441,7 +452,9 @@ class Ledger:
                 )
             data = {"budget": {"epsilon": budget.epsilon, "delta": budget.delta}, "reason": reason,
                     "previous": {"epsilon": current.budget.epsilon, "delta": current.budget.delta}}
-            return self._append(db, name, "budget", data)
+            return self._append(tx, name, "budget", data)
+
+        return self._transact(work)
 
     def charge(
         self, name: str, events: list[MechanismEvent], release: dict[str, Any], plan: dict[str, Any], terms: Terms,
@@ -452,31 +465,40 @@ class Ledger:
 
         In one write transaction: the data are not another dataset's (fingerprints), the dataset's
         terms are the release's (privacy unit, k, relation, public size), and its budget allows the
-        release. A check made before the data were read is not enough: another process may have
-        registered or spent the dataset meanwhile. A dataset not yet in the ledger is registered with
-        ``new_dataset`` (under the same ``terms``) in the same transaction. The released values go into
-        the entry, so a charge shown once can always be read again.
+        release. A check made before the data were read is not enough: another process (another analyst,
+        on a team ledger) may have registered or spent the dataset meanwhile. A dataset not yet in the ledger
+        is registered with ``new_dataset`` (under the same ``terms``) in the same transaction. The released
+        values go into the entry, so a charge shown once can always be read again.
         """
         if new_dataset is not None and new_dataset.terms != terms:
             raise ValueError("a new dataset is registered under the terms of its first release")
-        with self._write() as db:
-            _check_fingerprint(db, name, fingerprint, content_fingerprint)
-            history = _entries(db, name)
+
+        def work(tx: Transaction) -> Entry:
+            _check_fingerprint(tx, name, fingerprint, content_fingerprint)
+            history = tx.entries(name)
             fresh = not history and new_dataset is not None
             if fresh:
-                self._append(db, name, "register", new_dataset.to_json(fingerprint, content_fingerprint))
-                history = _entries(db, name)
+                self.check_may_register(name)
+                self._append(tx, name, "register", new_dataset.to_json(fingerprint, content_fingerprint))
+                history = tx.entries(name)
             elif history:
                 _check_terms(name, history, terms)
-            advice = NEW_DATASET_ADVICE if fresh else RAISE_ADVICE
-            cost = _check_affordable(_record(name, history), release_events(history), events, advice)
+            advice = NEW_DATASET_ADVICE if fresh else self.raise_advice
+            cost = _check_affordable(_record(name, history), release_events(history), events, advice, history)
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
-            return self._append(db, name, "release", {**data, **_fingerprints(fingerprint, content_fingerprint)})
+            return self._append(tx, name, "release", {**data, **_fingerprints(fingerprint, content_fingerprint)})
+
+        return self._transact(work)
+
+    @property
+    def raise_advice(self) -> str:
+        """What to do when a known dataset's budget is too small for a release."""
+        return RAISE_ADVICE
 
     def check_terms(self, name: str, terms: Terms) -> None:
         """Raise LedgerError if dataset ``name`` is registered under other terms (``charge`` checks again)."""
-        with self._read() as db:
-            history = _entries(db, name)
+        with self._read() as tx:
+            history = tx.entries(name)
         if history:
             _check_terms(name, history, terms)
 
@@ -484,17 +506,18 @@ class Ledger:
         self, name: str, events: list[MechanismEvent], new_dataset: "Registration | None" = None
     ) -> Guarantee:
         """Raise BudgetError if ``events`` would overspend the dataset now (``charge`` checks again)."""
-        with self._read() as db:
-            history = _entries(db, name)
+        with self._read() as tx:
+            history = tx.entries(name)
         if new_dataset is not None and not history:
+            self.check_may_register(name)
             return new_dataset.check_affordable(name, events)
-        return _check_affordable(_record(name, history), release_events(history), events)
+        return _check_affordable(_record(name, history), release_events(history), events, self.raise_advice, history)
 
     # ------------------------------------------------------------------ reading
 
     def entries(self, dataset: str | None = None) -> list[Entry]:
-        with self._read() as db:
-            return _entries(db, dataset)
+        with self._read() as tx:
+            return tx.entries(dataset)
 
     def dataset(self, name: str, up_to: int | None = None) -> DatasetRecord:
         """The dataset's state now, or after entry ``up_to`` (a release's own, however many came after it)."""
@@ -507,35 +530,42 @@ class Ledger:
         return _record(name, entries), entries
 
     def datasets(self) -> list[DatasetRecord]:
-        with self._read() as db:
-            names = [row[0] for row in db.execute("SELECT DISTINCT dataset FROM entries ORDER BY dataset")]
-            return [_record(name, _entries(db, name)) for name in names]
+        with self._read() as tx:
+            return [_record(name, tx.entries(name)) for name in tx.dataset_names()]
 
     def has_dataset(self, name: str) -> bool:
-        with self._read() as db:
-            return db.execute("SELECT 1 FROM entries WHERE dataset = ? LIMIT 1", (name,)).fetchone() is not None
+        with self._read() as tx:
+            return tx.has_dataset(name)
 
     def verify(self) -> list[Problem]:
         """Every break in the chain: edited, deleted or reordered entries."""
-        problems = []
-        prev, expected_seq = GENESIS, 1
-        for entry in self.entries():
-            if entry.seq != expected_seq:
-                problems.append(Problem(entry.seq, f"entries {expected_seq} to {entry.seq - 1} are missing (deleted)"))
-            if entry.prev_hash != prev:
-                problems.append(Problem(entry.seq, "does not follow the entry before it (an entry was deleted, "
-                                                   "inserted or moved)"))
-            recomputed = entry_hash(entry.prev_hash, entry.seq, entry.dataset, entry.kind, entry.created, entry.body)
-            if recomputed != entry.hash:
-                problems.append(Problem(entry.seq, "its content was changed after it was written"))
-            prev, expected_seq = entry.hash, entry.seq + 1
-        return problems
+        return chain_problems(self.entries())
 
     def head(self) -> tuple[int, str]:
         """The newest entry's number and hash: record it to detect later removal of newest entries."""
-        with self._read() as db:
-            row = db.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
-        return (row[0], row[1]) if row else (0, GENESIS)
+        with self._read() as tx:
+            return tx.head() or (0, GENESIS)
+
+
+def chain_problems(entries: list[Entry]) -> list[Problem]:
+    """Every break in a chain of entries, oldest first: edited, deleted or reordered ones."""
+    problems = []
+    prev, expected_seq = GENESIS, 1
+    for entry in entries:
+        if entry.seq != expected_seq:
+            problems.append(Problem(entry.seq, f"entries {expected_seq} to {entry.seq - 1} are missing (deleted)"))
+        if entry.prev_hash != prev:
+            problems.append(Problem(entry.seq, "does not follow the entry before it (an entry was deleted, "
+                                               "inserted or moved)"))
+        recomputed = entry_hash(entry.prev_hash, entry.seq, entry.dataset, entry.kind, entry.created, entry.body)
+        if recomputed != entry.hash:
+            problems.append(Problem(entry.seq, "its content was changed after it was written"))
+        prev, expected_seq = entry.hash, entry.seq + 1
+    return problems
+
+
+def _capital(words: str) -> str:
+    return words[:1].upper() + words[1:]
 
 
 def _used_plan(plan: dict[str, Any]) -> dict[str, Any]:
@@ -556,25 +586,13 @@ def _used_plan(plan: dict[str, Any]) -> dict[str, Any]:
     return {**plan, "schema": {**schema, "columns": columns}}
 
 
-def _meta(db: sqlite3.Connection, key: str) -> str | None:
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return row[0] if row else None
-
-
-def _key_check(key: bytes) -> str:
+def key_check(key: bytes) -> str:
     """A public check value of a key: tells the right key from a wrong one, and nothing about the data."""
     return hmac.new(key, b"dp-workbench: the key of this ledger's fingerprints", hashlib.sha256).hexdigest()
 
 
-def _holds_fingerprints(db: sqlite3.Connection) -> bool:
-    return any("fingerprint" in e.data or "content_fingerprint" in e.data for e in _entries(db, None))
-
-
-def _rollback(db: sqlite3.Connection) -> None:
-    try:
-        db.execute("ROLLBACK")
-    except sqlite3.Error:
-        pass
+def _holds_fingerprints(tx: Transaction) -> bool:
+    return any("fingerprint" in e.data or "content_fingerprint" in e.data for e in tx.entries(None))
 
 
 def _check_budget(budget: Guarantee) -> None:
@@ -588,13 +606,6 @@ def _check_budget(budget: Guarantee) -> None:
 def _check_total_delta(delta: float, size: int | None) -> None:
     """A dataset's total δ, like a plan's, far below one over its number of persons (``size``, if known)."""
     check_delta_for_size(delta, size, "The dataset's total δ")
-
-
-def _entries(db: sqlite3.Connection, dataset: str | None) -> list[Entry]:
-    query = "SELECT seq, dataset, kind, created, body, prev_hash, hash FROM entries"
-    rows = db.execute(query + " ORDER BY seq") if dataset is None else db.execute(
-        query + " WHERE dataset = ? ORDER BY seq", (dataset,))
-    return [Entry(*row) for row in rows]
 
 
 def release_events(history: list[Entry]) -> list[MechanismEvent]:
@@ -636,9 +647,11 @@ NEW_DATASET_ADVICE = (
 
 
 def _check_affordable(
-    record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent], advice: str = RAISE_ADVICE
+    record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent], advice: str = RAISE_ADVICE,
+    history: list[Entry] | None = None,
 ) -> Guarantee:
-    """The cost of ``events``; BudgetError naming the overspend if the dataset cannot afford it."""
+    """The cost of ``events``; BudgetError naming the overspend, and who spent what before, if the dataset
+    cannot afford it."""
     cost = compose(events)
     over = overspend(compose([*spent, *events], delta=record.budget.delta), record.budget.epsilon, record.budget.delta)
     if over:
@@ -646,9 +659,23 @@ def _check_affordable(
             f"This release would spend ε = {cost.epsilon:g}, δ = {cost.delta:g} on '{record.name}', which has "
             f"{record.remaining_in_words} left of its total "
             f"ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}: it would overspend by "
-            f"ε {over[0]:g}, δ {over[1]:g}. Nothing was released. {advice}"
+            f"ε {over[0]:g}, δ {over[1]:g}.{spent_by_whom(history or [])} Nothing was released. {advice}"
         )
     return cost
+
+
+SPENDERS_SHOWN = 5
+
+
+def spent_by_whom(history: list[Entry]) -> str:
+    """The dataset's releases, newest first, by whom and when (" Spent before: ..."), or "" if none."""
+    releases = [e for e in history if e.kind == "release"]
+    if not releases:
+        return ""
+    shown = [f"ε = {e.data['cost']['epsilon']:.4g} by {e.by} on {e.created[:10]} (entry {e.seq})"
+             for e in reversed(releases[-SPENDERS_SHOWN:])]
+    more = len(releases) - len(shown)
+    return f" Spent before: {'; '.join(shown)}" + (f"; and {more} earlier release(s)." if more else ".")
 
 
 def _fingerprints(fingerprint: str | None, content_fingerprint: str | None) -> dict[str, str]:
@@ -657,11 +684,13 @@ def _fingerprints(fingerprint: str | None, content_fingerprint: str | None) -> d
 
 
 def _check_fingerprint(
-    db: sqlite3.Connection, name: str, fingerprint: str | None, content_fingerprint: str | None = None
+    tx: Transaction, name: str, fingerprint: str | None, content_fingerprint: str | None = None
 ) -> None:
     """The same data must not be charged under two dataset names (that would double its budget):
     neither the same file nor the same table in another file, format or order."""
-    for entry in _entries(db, None):
+    if not fingerprint and not content_fingerprint:
+        return
+    for entry in tx.entries(None):
         if entry.dataset == name:
             continue
         if fingerprint and entry.data.get("fingerprint") == fingerprint:

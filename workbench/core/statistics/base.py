@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence
 
 from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, Schema
@@ -311,6 +311,27 @@ EMPTY_GROUP_WORDS = (
     "group holds only values outside the public categories, and is empty by construction when the list is complete "
     "(then choose to leave values outside the list out, and no '(other)' group is released)"
 )
+
+
+INTEGER_LIMIT_WORDS = (
+    "not reliable: an exact sum behind this value may have reached 2^62 steps of its grid (it takes more than 2^30 "
+    "rows near the bounds' largest magnitude), the most that noise is added to; a larger sum is released as that "
+    "limit, so the value may be too small in magnitude and its error bound does not hold. Release it by group "
+    "(each group's sum is smaller), or on a sample of the rows"
+)
+
+
+def marked_at_integer_limit(
+    cells: tuple[Cell, ...], noisy: Sequence[Sequence[int]], noises: Sequence[Noise], confidence: float
+) -> tuple[Cell, ...]:
+    """``cells`` marked not reliable, with why, if a noisy answer lies so near the limit that ``Noise.sample``
+    clamps exact answers to that its exact answer may have been clamped (issue 41, 5). Post-processing: it reads
+    the noisy answers only. A statistic with several answers per cell marks all its cells."""
+    if not any(noise.may_be_clamped(values, confidence) for values, noise in zip(noisy, noises)):
+        return cells
+    return tuple(cell if cell.value is None else replace(
+        cell, reliable=False, note=f"{cell.note}; {INTEGER_LIMIT_WORDS}" if cell.note else INTEGER_LIMIT_WORDS)
+        for cell in cells)
 
 
 def group_cells(groups: Sequence[str], values: Sequence[float | None], errors: Sequence[float | None]) -> tuple[Cell, ...]:

@@ -24,9 +24,10 @@ from workbench.core.statistics.base import (
     count_is_public,
     count_sensitivity,
     group_cells,
+    marked_at_integer_limit,
     numeric_spec,
 )
-from workbench.core.statistics.weights import weight_grid
+from workbench.core.statistics.weights import relative_weight_rounding, weight_grid
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,9 @@ class Count(Statistic):
             return (Cell("", float(schema.public_size), 0.0, "the public size you entered; no noise needed"),)
         error = self.error_bound(noises, schema, None, confidence)
         unit = self.queries(schema)[0].unit
-        return group_cells(self.groups(schema), [float(v) * unit for v in noisy[0]], [error] * len(noisy[0]))
+        values = [float(v) * unit for v in noisy[0]]
+        cells = group_cells(self.groups(schema), values, [error + weights_rounding(self, schema, v, error) for v in values])
+        return marked_at_integer_limit(cells, noisy, noises, confidence)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         return (0.0, math.inf)
@@ -92,11 +95,21 @@ class _CellCounts:
     def estimate(self, noisy, noises, schema, confidence):
         error = self.error_bound(noises, schema, None, confidence)  # type: ignore[attr-defined]
         unit = self.queries(schema)[0].unit  # type: ignore[attr-defined]  # a weight's grid step, or 1 row
-        return tuple(Cell(label, float(value) * unit, error)
-                     for label, value in zip(self._cell_labels(schema), noisy[0]))
+        cells = tuple(Cell(label, float(value) * unit, error + weights_rounding(self, schema, float(value) * unit, error))
+                      for label, value in zip(self._cell_labels(schema), noisy[0]))
+        return marked_at_integer_limit(cells, noisy, noises, confidence)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         return (0.0, math.inf)
+
+
+def weights_rounding(statistic: Any, schema: Schema, value: float, error: float) -> float:
+    """For a weighted count or bin: the most that rounding the weights to their grid moved the sum of weights,
+    given its released ``value`` and noise bound ``error`` (the sum on the grid is at most value + error whenever
+    the noise's bound holds); 0 when unweighted (counting rows rounds nothing)."""
+    if not getattr(statistic, "weighted_by", None):
+        return 0.0
+    return relative_weight_rounding(schema, statistic.weighted_by, statistic.label) * max(0.0, value + error)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Callable, ClassVar, Sequence
 import numpy as np
 
 from workbench.core.data import Schema
-from workbench.core.data.aggregates import Column, Engine, clip
+from workbench.core.data.aggregates import Column, Engine
 from workbench.core.privacy import (
     SIMULATIONS,
     Noise,
@@ -28,11 +28,12 @@ from workbench.core.statistics.base import (
     cell_sums,
     count_sensitivity,
     group_cells,
+    marked_at_integer_limit,
     numeric_spec,
     weight_spec,
 )
-from workbench.core.statistics.grid import SumGrid, grid_of
-from workbench.core.statistics.weights import product_grid
+from workbench.core.statistics.grid import SumGrid, grid_of, summing_grid
+from workbench.core.statistics.weights import product_grid, weight_grid, weighted_rounding
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,11 @@ class Sum(ColumnStatistic):
     def _grid(self, schema: Schema) -> SumGrid:
         spec = numeric_spec(schema, self.column, "sum")
         if not self.weighted_by:
-            return grid_of(spec)
+            return summing_grid(grid_of(spec), f"the values of '{self.column}'")
         assert spec.lower is not None and spec.upper is not None
-        return product_grid(float(spec.lower), float(spec.upper), weight_spec(schema, self.weighted_by, self.label))
+        weight = weight_spec(schema, self.weighted_by, self.label)
+        return summing_grid(product_grid(float(spec.lower), float(spec.upper), weight),
+                            f"'{self.weighted_by}' times '{self.column}'")
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid = self._grid(schema)
@@ -64,7 +67,8 @@ class Sum(ColumnStatistic):
     def estimate(self, noisy, noises, schema, confidence):
         unit = self.queries(schema)[0].unit
         error = self.error_bound(noises, schema, None, confidence)
-        return group_cells(self.groups(schema), [v * unit for v in noisy[0]], [error] * len(noisy[0]))
+        cells = group_cells(self.groups(schema), [v * unit for v in noisy[0]], [error] * len(noisy[0]))
+        return marked_at_integer_limit(cells, noisy, noises, confidence)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         grid = self._grid(schema)
@@ -73,14 +77,17 @@ class Sum(ColumnStatistic):
     def method(self, schema: Schema) -> str:
         unit = self.queries(schema)[0].unit
         where = self._in_each_group()
+        rounding = (f" Rounding to that grid moves each row's term by at most {unit / 2:.3g}, which the error bound "
+                    "(the noise's) does not include.")
         if self.weighted_by:
             return (
                 f"Each value clamped to its bounds times its weight in {self.weighted_by} (clamped to the weight's bounds), "
                 f"scaled to integer multiples of {unit:.3g} and summed exactly{where}, plus integer noise on that grid."
+                + rounding
             )
         return (
             f"Values clamped to the bounds, scaled to integer multiples of {unit:.3g} and summed exactly{where}, "
-            "plus integer noise on that grid."
+            "plus integer noise on that grid." + rounding
         )
 
 
@@ -96,17 +103,33 @@ class Mean(ColumnStatistic):
         """The grid of the centred per-row values, the integer centre subtracted on it (unweighted), the
         centre in the column's units, and one integer step of the denominator (a row, or a weight's grid step).
 
-        Unweighted, values are put on their grid and centred there; weighted, each row's w·(x - c) is put on
-        the grid of its bounds [w_max (L - c), w_max (U - c)]."""
+        Unweighted, values are put on their grid and centred there. Weighted, each row's w·(x - c), c the middle
+        of the bounds, is put on the grid spanned by the four corners of [w_min, w_max] × [L - c, U - c], so that
+        every row's product lies on it whatever the signs (issue 41, 2: with c taken from a coarse grid it could
+        fall outside [L, U], and w_min·(x - c) then lay outside a grid built from w_max alone)."""
         spec = numeric_spec(schema, self.column, "mean")
-        grid = grid_of(spec)
         if not self.weighted_by:
+            grid = summing_grid(grid_of(spec), f"the values of '{self.column}'")
             return grid, grid.centre, grid.centre * grid.unit, 1.0
         weight = weight_spec(schema, self.weighted_by, self.label)
-        centre = grid.centre * grid.unit
-        assert weight.upper is not None
-        centred = SumGrid(weight.upper * (grid.lower - centre), weight.upper * (grid.upper - centre))
-        return centred, 0, centre, grid_of(weight).unit
+        assert spec.lower is not None and spec.upper is not None
+        lower, upper = float(spec.lower), float(spec.upper)
+        centre = min(max(lower / 2 + upper / 2, lower), upper)  # in [L, U], and no overflow
+        centred = summing_grid(product_grid(lower - centre, upper - centre, weight),
+                               f"'{self.weighted_by}' times '{self.column}' less the middle of its bounds")
+        return centred, 0, centre, weight_grid(schema, self.weighted_by, self.label).unit
+
+    def _rounding(self, schema: Schema) -> tuple[float, float]:
+        """How far putting the rows on the grids can move the mean (at most), and how far the mean of the values
+        as summed can lie from the centre (at most): public, from the bounds and grids alone."""
+        grid, _, centre, _ = self._parts(schema)
+        if not self.weighted_by:  # each value moves by at most half a step, so their mean does
+            return grid.rounding, max(grid.hi - grid.centre, grid.centre - grid.lo) * grid.unit
+        spec, weight = numeric_spec(schema, self.column, "mean"), weight_spec(schema, self.weighted_by, self.label)
+        assert spec.lower is not None and spec.upper is not None and weight.lower is not None
+        reach = max(centre - float(spec.lower), float(spec.upper) - centre)
+        rounding = weighted_rounding(grid, weight_grid(schema, self.weighted_by, self.label), float(weight.lower), reach)
+        return rounding, reach + rounding
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid, offset, _, step = self._parts(schema)
@@ -115,7 +138,7 @@ class Mean(ColumnStatistic):
         if self._public_count(schema):
             return (Query("centred sum", centred, grid.unit, 1.0),)
         if self.weighted_by:
-            weights = grid_of(weight_spec(schema, self.weighted_by, self.label))
+            weights = weight_grid(schema, self.weighted_by, self.label)
             count = Query("weighted count", self._row_sum_sensitivity(schema, weights.lo, weights.hi), step, 0.5,
                           not self.by)
         else:
@@ -127,8 +150,8 @@ class Mean(ColumnStatistic):
         if self.weighted_by:
             weight = Column(self.weighted_by)
             centred = cell_sums(self, data, grid.steps(weight * (Column(self.column) - centre)))
-            weight_grid = grid_of(weight_spec(data.schema, self.weighted_by, self.label))
-            return (centred, cell_sums(self, data, weight_grid.steps(weight)))
+            weights = weight_grid(data.schema, self.weighted_by, self.label)
+            return (centred, cell_sums(self, data, weights.steps(weight)))
         centred = cell_sums(self, data, grid.steps(Column(self.column)) - offset)
         if self._public_count(data.schema):
             return (centred,)
@@ -149,7 +172,7 @@ class Mean(ColumnStatistic):
             value = centre + noisy[0][i] * grid.unit / size
             error = self.error_bound(noises, schema, size, confidence, offset=value - centre)
             cells.append(Cell(group, value, error))
-        return tuple(cells)
+        return marked_at_integer_limit(tuple(cells), noisy, noises, confidence)
 
     def error_bound(
         self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float,
@@ -167,16 +190,18 @@ class Mean(ColumnStatistic):
         interval (``_self_consistent_halfwidth``). Without ``offset`` (previews and planning),
         the offset is taken at its largest, half the range: the bound the release starts its
         search from, so no release at that size states more (and a mean near a bound gets it).
+
+        The noise moves the mean of the values as they were summed, on the grid; putting them there moved
+        that mean by at most ``_rounding`` (half a grid step unweighted), which is added (issue 41, 6).
         """
         grid, _, centre, step = self._parts(schema)
+        rounding, half_range = self._rounding(schema)
         if self._public_count(schema):
             size = float(schema.public_size)
         if not size or size < self.planning_size(schema, 1.0):
             return math.inf
         if len(noises) == 1:
-            return noises[0].halfwidth(confidence) * grid.unit / size
-        values = grid_of(numeric_spec(schema, self.column, "mean"))  # the column's own grid, in its units
-        half_range = max(values.hi - values.centre, values.centre - values.lo) * values.unit
+            return noises[0].halfwidth(confidence) * grid.unit / size + rounding
         total, count = noises
 
         def halfwidth(distance: float) -> float:  # in the mean's units, for a true offset of ``distance``
@@ -185,12 +210,13 @@ class Mean(ColumnStatistic):
                                       confidence) / size
 
         if offset is None:  # a preview, or planning: the largest offset, which no release exceeds
-            return halfwidth(half_range)
-        return _self_consistent_halfwidth(halfwidth, min(abs(offset), half_range), half_range)
+            return halfwidth(half_range) + rounding
+        return _self_consistent_halfwidth(halfwidth, min(abs(offset), half_range), half_range) + rounding
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
-        grid = grid_of(numeric_spec(schema, self.column, "mean"))
-        return (grid.lower, grid.upper)
+        spec = numeric_spec(schema, self.column, "mean")
+        assert spec.lower is not None and spec.upper is not None
+        return (float(spec.lower), float(spec.upper))
 
     def method(self, schema: Schema) -> str:
         if self._public_count(schema):
@@ -234,9 +260,22 @@ class Variance(ColumnStatistic):
     computed_from_noisy_sums: ClassVar[bool] = True
 
     def _grids(self, schema: Schema) -> tuple[SumGrid, SumGrid, int]:
-        grid = grid_of(numeric_spec(schema, self.column, self.type_name))
+        grid = summing_grid(grid_of(numeric_spec(schema, self.column, self.type_name)), f"the values of '{self.column}'")
         reach = max(grid.hi - grid.centre, grid.centre - grid.lo) * grid.unit
         return grid, SumGrid(0.0, reach * reach), grid.centre
+
+    def _rounding(self, schema: Schema) -> float:
+        """The most putting the rows on the grids moves the variance of the values (for n >= 2), public: each
+        centred value moves by r_i, |r_i| <= u/2, and each square by at most one step s of its grid (half a
+        step of rounding, and under 2^-20 of a step of floating-point error in the product). The sample
+        variance of x + r differs from x's by 2 cov(x, r) + var(r), at most (U - L)·u + u²/2 with divisor
+        n - 1, and the squares' errors add at most n·s / (n - 1) <= 2s (issue 41, 6)."""
+        grid, squares, _ = self._grids(schema)
+        return 2 * squares.unit + (grid.upper - grid.lower) * grid.unit + grid.unit * grid.unit / 2
+
+    def _rounding_of_value(self, schema: Schema, value: float, noise_error: float) -> float:
+        """``_rounding`` in the released value's units, given the value and its noise's bound."""
+        return self._rounding(schema)
 
     def queries(self, schema: Schema) -> tuple[Query, ...]:
         grid, squares, centre = self._grids(schema)
@@ -257,7 +296,7 @@ class Variance(ColumnStatistic):
         grid, squares, centre = self._grids(data.schema)
         centred = grid.steps(Column(self.column)) - centre
         deviations = centred * grid.unit
-        square_steps = clip(squares.steps(deviations * deviations), 0, squares.hi)
+        square_steps = squares.steps(deviations * deviations)  # kept within [0, squares.hi]
         answers = [cell_sums(self, data, centred), cell_sums(self, data, square_steps)]
         if not self._public_count(data.schema):
             answers.append(cell_counts(self, data))
@@ -287,8 +326,8 @@ class Variance(ColumnStatistic):
             first, second = noisy[0][i] * grid.unit, noisy[1][i] * squares.unit
             value = float(self._finish(self._from_moments(np.array([first]), np.array([second]), np.array([size]), largest))[0])
             error = self._simulated_error(noises, schema, size, first / size, second / size, confidence)
-            cells.append(Cell(group, value, error))
-        return tuple(cells)
+            cells.append(Cell(group, value, error + self._rounding_of_value(schema, value, error)))
+        return marked_at_integer_limit(tuple(cells), noisy, noises, confidence)
 
     def _simulated_error(self, noises, schema, size, mean, second, confidence, draws: int = SIMULATIONS) -> float:
         grid, squares, _ = self._grids(schema)
@@ -314,7 +353,8 @@ class Variance(ColumnStatistic):
         largest, reach = squares.upper, math.sqrt(squares.upper)
         shapes = [(m, m * m + v * largest) for m in (0.0, reach / 2) for v in (1.0, 1 / 4, 1 / 16)]
         draws = SIMULATIONS // 4  # a preview redraws on every slider move; its worst case already leans high
-        return max(self._simulated_error(noises, schema, size, m, m2, confidence, draws) for m, m2 in shapes)
+        noise = max(self._simulated_error(noises, schema, size, m, m2, confidence, draws) for m, m2 in shapes)
+        return noise + self._rounding_of_value(schema, 0.0, noise)  # at a value of 0: the largest
 
     def method(self, schema: Schema) -> str:
         where = f",{self._in_each_group()}" if self.by else ""
@@ -334,3 +374,11 @@ class StandardDeviation(Variance):
 
     def _finish(self, variance: np.ndarray) -> np.ndarray:
         return np.sqrt(variance)
+
+    def _rounding_of_value(self, schema: Schema, value: float, noise_error: float) -> float:
+        """The variance's rounding r moves its square root by |√a - √b| = |a - b| / (√a + √b): at most √r, and at
+        most r / (value - noise_error) when the noise-free standard deviation is at least that (it is whenever
+        the noise's bound holds, and only then is the stated bound claimed)."""
+        rounding = self._rounding(schema)
+        below = value - noise_error
+        return min(math.sqrt(rounding), rounding / below) if below > 0 else math.sqrt(rounding)

@@ -28,8 +28,9 @@ import numpy as np
 from workbench.core.data import Schema
 from workbench.core.data.aggregates import Engine
 from workbench.core.privacy import Noise, simulated_halfwidth, simulated_noise, simulation_rng
-from workbench.core.statistics.base import EMPTY_GROUP_WORDS, Cell, ColumnStatistic, Query
+from workbench.core.statistics.base import EMPTY_GROUP_WORDS, Cell, ColumnStatistic, Query, marked_at_integer_limit
 from workbench.core.statistics.counts import Histogram
+from workbench.core.statistics.weights import relative_weight_rounding
 
 SHARE_STEPS = 100  # the share axis is cut into this many intervals; w is bounded on each from simulation
 SHARE_DRAWS = 20_000  # simulated releases behind each interval's bound (fixed seed)
@@ -74,6 +75,7 @@ class Proportion(ColumnStatistic):
         (query,) = self.queries(schema)
         widths = self._widths(noises, schema, confidence)  # once: every cell's bound reads them
         smallest = self.planning_size(schema, 1.0)  # one row, or one row's smallest weight
+        rounding = self._rounding(schema)
         cells = []
         for g, group in enumerate(self.groups(schema)):
             counts = [float(v) * query.unit for v in noisy[0][g * len(bins) : (g + 1) * len(bins)]]
@@ -86,8 +88,9 @@ class Proportion(ColumnStatistic):
                     cells.append(Cell(label, None, None, note))
                     continue
                 share = count / total
-                cells.append(Cell(label, share * self.scale, _share_bound(widths, total, share) * self.scale))
-        return tuple(cells)
+                bound = min(1.0, _share_bound(widths, total, share) + rounding)
+                cells.append(Cell(label, share * self.scale, bound * self.scale))
+        return marked_at_integer_limit(tuple(cells), noisy, noises, confidence)
 
     def error_bound(
         self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float,
@@ -99,9 +102,17 @@ class Proportion(ColumnStatistic):
         if not size or size < self.planning_size(schema, 1.0):
             return math.inf
         widths = self._widths(noises, schema, confidence)
+        rounding = self._rounding(schema)
         if share is None:
-            return min(1.0, float(widths.max()) / size) * self.scale
-        return _share_bound(widths, size, share) * self.scale
+            return min(1.0, float(widths.max()) / size + rounding) * self.scale
+        return min(1.0, _share_bound(widths, size, share) + rounding) * self.scale
+
+    def _rounding(self, schema: Schema) -> float:
+        """Weighted, the most that rounding the weights to their grid moves a share: the bin's sum and the total
+        each move by a relative r at most, so the share by at most 2r / (1 - r) (issue 41, 6); unweighted, 0."""
+        if not self.weighted_by:
+            return 0.0
+        return 2 * relative_weight_rounding(schema, self.weighted_by, self.label)
 
     def _widths(self, noises: Sequence[Noise], schema: Schema, confidence: float) -> np.ndarray:
         """w on each interval of the share, in the counts' units (a weight's grid step, or one row)."""

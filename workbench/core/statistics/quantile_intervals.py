@@ -116,8 +116,10 @@ def quantile_intervals(
 
 def _check_halfwidth(noise: Noise, alpha: float, left: int, right: int, miss: float, score: float) -> float:
     """The smaller of two true bounds on the check's noise: Chebyshev's from its variance, which costs
-    nothing, and ``rank_check_halfwidth``'s, which is exact but enumerates the noise's sums, so it is
-    computed only where the score lies between 0 and Chebyshev's bound and the answer turns on it."""
+    nothing, and ``rank_check_halfwidth``'s, tighter, computed only where the score lies between 0 and
+    Chebyshev's bound and the answer turns on it. Each call's work and memory are bounded by public
+    quantities (the scale and the number of cuts; ``rank_check_halfwidth``), and there are at most
+    2 x 14 cuts per level and group, so no data can make this step slow or make it fail (issue 41, 5)."""
     chebyshev = math.sqrt(noise.variance * ((1 - alpha) ** 2 * left + alpha ** 2 * right) / miss)
     if abs(score) > chebyshev or score == 0:
         return chebyshev  # confirmed, or on neither side (h >= 0): the exact bound cannot change that

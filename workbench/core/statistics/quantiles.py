@@ -3,6 +3,7 @@ for a column's bounds (low and high quantiles over a wide, log-spaced range)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
@@ -21,6 +22,8 @@ from workbench.core.privacy import (
     quantile_candidates,
     quantile_rank_halfwidth,
 )
+from workbench.core.privacy.mechanisms import QUANTILE_LEVEL_DENOMINATOR, quantile_fraction, quantile_level_fraction
+from workbench.core.real import is_finite_real
 from workbench.core.statistics.base import Cell, ColumnStatistic, Query, group_parts, numeric_spec
 from workbench.core.statistics.quantile_intervals import Ranks, quantile_intervals
 
@@ -35,6 +38,39 @@ def level_words(level: float) -> str:
     else:
         suffix = {"1": "st", "2": "nd", "3": "rd"}.get(percent[-1], "th")
     return f"{percent}{suffix} percentile"
+
+
+def snapped_level(level: float) -> float:
+    """A level as the float of the ten-thousandths it stands for, when it is that up to floating-point
+    rounding: (1 - 0.98) / 2 is 0.010000000000000009, which means 0.01. Any other level is kept as it is."""
+    if not is_finite_real(level):
+        return level
+    k = round(level * QUANTILE_LEVEL_DENOMINATOR)
+    exact = k / QUANTILE_LEVEL_DENOMINATOR
+    return exact if 0 < k < QUANTILE_LEVEL_DENOMINATOR and math.isclose(level, exact, rel_tol=1e-12) else level
+
+
+def level_problem(level: float) -> str | None:
+    """Why ``level`` cannot be a quantile's level (None if it can): outside (0, 1), or finer than OpenDP computes
+    with. OpenDP turns a level into a fraction over 10,000 (rounding down) unless it is a fraction with a smaller
+    power-of-two denominator, so 0.123456789 would select the 0.1234 quantile and 1e-6 the smallest value, while
+    the release said otherwise (issue 41, 6). The plan, the command line and the app all ask this function."""
+    if not is_finite_real(level) or not 0 < level < 1:
+        return (f"{level!r} is not a quantile level: levels lie strictly between 0 and 1 (0.5 is the median, 0.25 and "
+                "0.75 the quartiles).")
+    if quantile_level_fraction(level) is not None:
+        return None
+    numerator, denominator = quantile_fraction(level)
+    scaled = level * QUANTILE_LEVEL_DENOMINATOR
+    low = max(1, math.floor(scaled)) / QUANTILE_LEVEL_DENOMINATOR
+    high = min(QUANTILE_LEVEL_DENOMINATOR - 1, math.ceil(scaled)) / QUANTILE_LEVEL_DENOMINATOR
+    used = "its smallest value" if numerator == 0 else f"the {numerator / denominator:.4f} quantile"
+    such = f"{low:.4f} or {high:.4f}" if high != low else f"{low:.4f}"
+    return (
+        f"The quantile level {level:.10g} cannot be used as entered: OpenDP, which selects the quantile, computes "
+        f"with levels in whole ten-thousandths, so it would select {used} instead. Enter a level with at most four "
+        f"decimals, from 0.0001 to 0.9999, such as {such}."
+    )
 
 
 def _person_distance(schema: Schema) -> int:
@@ -65,7 +101,7 @@ class Quantiles(ColumnStatistic):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        levels = tuple(sorted({float(level) for level in self.levels}))
+        levels = tuple(sorted({snapped_level(float(level)) for level in self.levels}))
         object.__setattr__(self, "levels", levels)
 
     @property
@@ -84,6 +120,9 @@ class Quantiles(ColumnStatistic):
                     f"A quantile level of '{self.column}' is {level:g}; levels lie strictly between 0 and 1 "
                     "(0.5 is the median, 0.25 and 0.75 the quartiles)."
                 )
+            problem = level_problem(level)
+            if problem:
+                raise PlanError(f"Quantiles of '{self.column}': {problem}")
         self.groups(schema)  # checks the grouping column
         return spec
 

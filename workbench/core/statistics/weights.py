@@ -12,21 +12,41 @@ from __future__ import annotations
 
 from workbench.core.data import NumericColumn, Schema
 from workbench.core.statistics.base import weight_spec
-from workbench.core.statistics.grid import SumGrid, grid_of
+from workbench.core.statistics.grid import SumGrid, grid_of, summing_grid
 
 WEIGHTED_TYPES = ("count", "histogram", "sum", "mean", "proportion")
 
 
 def weight_grid(schema: Schema, weight: str, label: str) -> SumGrid:
-    """The grid on which weights are summed exactly (a weighted count)."""
-    return grid_of(weight_spec(schema, weight, label))
+    """The grid on which weights are summed exactly (a weighted count), with a step that is not zero (``summing_grid``)."""
+    return summing_grid(grid_of(weight_spec(schema, weight, label)), f"the weights in '{weight}'", fine=False)
 
 
 def product_grid(lower: float, upper: float, weight: NumericColumn) -> SumGrid:
-    """The grid of w·x for x in [lower, upper] and w in the weight's bounds (w > 0): its extremes are at the corners."""
+    """The grid of w·x for x in [lower, upper] and w in the weight's bounds (w > 0): its extremes are at the corners,
+    in floating point too (a rounded product is monotone in each factor of fixed sign), whatever the signs of the
+    bounds: all four corners, so that a row's w_min·x is inside it even when x's bounds have one sign."""
     assert weight.lower is not None and weight.upper is not None
-    corners = [w * x for w in (weight.lower, weight.upper) for x in (lower, upper)]
+    corners = [float(w) * x for w in (weight.lower, weight.upper) for x in (lower, upper)]
     return SumGrid(min(corners), max(corners))
+
+
+def relative_weight_rounding(schema: Schema, weight: str, label: str) -> float:
+    """The most that rounding each weight to its grid moves a sum of weights, relative to the rounded sum: each
+    weight moves by at most half a step u/2, so the sum of n weights by n·u/2 <= r·W with r = u / (2 w_min) and W
+    the true sum, and W <= W̃ / (1 - r) (issue 41, 6). A share of two such sums moves by at most twice this."""
+    spec = weight_spec(schema, weight, label)
+    assert spec.lower is not None
+    grid = weight_grid(schema, weight, label)
+    return grid.rounding / (float(spec.lower) - grid.rounding)
+
+
+def weighted_rounding(values: SumGrid, weights: SumGrid, w_min: float, reach: float) -> float:
+    """The most a weighted mean moves when each w·(x - c) is put on ``values``' grid and each weight on
+    ``weights``': with |x - c| <= ``reach``, numerator errors below one step each (half a step of rounding,
+    and under 2^-20 of a step of floating-point error in w·(x - c)) and weights' below half a step, the
+    ratio moves by at most (u_S + reach·u_W / 2) / (w_min - u_W / 2) (issue 41, 6)."""
+    return (values.unit + reach * weights.rounding) / (w_min - weights.rounding)
 
 
 def weighted_words(weight: str | None) -> str:

@@ -1,0 +1,64 @@
+"""A long release says how far it is, on standard error, and a quick one says nothing more than before."""
+
+import functools
+import io
+
+import pytest
+
+from workbench.cli import main, releases
+from workbench.cli.progress import CommandProgress
+
+BUDGET = ["--dataset-budget", "10", "1e-6"]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_log_gets_a_line_at_every_tenth_and_a_quick_stage_nothing():
+    clock, log = _Clock(), io.StringIO()
+    shown = CommandProgress(log, delay=2.0, clock=clock)
+    reading = shown.stage("Reading big.csv")
+    reading(0.5)  # within the first two seconds: a quick command prints nothing more than before
+    assert log.getvalue() == ""
+    clock.now = 3.0
+    for step in range(101):
+        reading(step / 100)
+    shown.waiting("Computing the statistics")
+    shown.finish()
+    lines = log.getvalue().splitlines()
+    assert lines == [f"Reading big.csv: {p}%" for p in range(0, 101, 10)] + ["Computing the statistics…"]
+
+
+def test_a_terminal_line_is_rewritten_in_place_and_ended_before_the_results():
+    clock, terminal = _Clock(), _Terminal()
+    shown = CommandProgress(terminal, delay=2.0, clock=clock)
+    clock.now = 5.0
+    shown.stage("Reading big.csv")(0.25)
+    shown.waiting("Computing the statistics")
+    shown.finish()
+    written = terminal.getvalue()
+    assert written == "\rReading big.csv:  25%\033[K\n\rComputing the statistics…\033[K\n"
+
+
+@pytest.mark.parametrize("engine", ["memory", "out-of-core"])
+def test_a_release_shows_its_stages_on_standard_error_only(engine, sample_path, sample_plan_path, tmp_path, capsys,
+                                                           monkeypatch):
+    monkeypatch.setattr(releases, "CommandProgress", functools.partial(CommandProgress, delay=0.0))
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(tmp_path / "out"),
+                 "--engine", engine, "--ledger", str(tmp_path / "ledger.sqlite"), *BUDGET]) == 0
+    printed = capsys.readouterr()
+    assert f"Reading {sample_path.name}: 100%" in printed.err
+    assert "Checking the public categories against the file…" in printed.err
+    assert "Computing the statistics, adding the noise and charging the ledger…" in printed.err
+    assert "Reading" not in printed.out.replace(f"Reading {sample_path.name} out of core", "")
+    assert "Total: ε" in printed.out

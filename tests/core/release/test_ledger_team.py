@@ -1,0 +1,241 @@
+"""A team ledger under load and under faults (issue 38).
+
+- Twelve `dp-workbench release` processes of three analysts charge one dataset at the same moment, with a
+  budget that fits five: five are charged, seven are refused and told why, the sum never exceeds the
+  budget, and `ledger verify` passes.
+- The server restarted, or the connection dropped, between the check and the charge (inside the charge's
+  transaction, and before it), another analyst's commit in between, and the connection lost during COMMIT:
+  nothing is half-charged, and a value is shown only if its charge committed (DESIGN rule 5).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import psycopg
+import pytest
+
+from workbench.core.data.io import Table
+from workbench.core.data.schema import NumericColumn, Schema
+from workbench.core.errors import BudgetError
+from workbench.core.privacy.events import Guarantee
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.ledger import Ledger, LedgerUnreachable, Terms
+from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.release.run import release
+from workbench.core.statistics.counts import Count
+
+NAME = "census"
+PROCESSES, FITTING = 12, 5
+TABLE = Table(frame=pd.DataFrame({"x": [float(i % 10) for i in range(300)]}), source=Path("census.csv"),
+              file_format="csv")
+
+
+def plan(epsilon: float = 1.0) -> ReleasePlan:
+    return ReleasePlan(DatasetDescription(NAME), Schema((NumericColumn("x", lower=0.0, upper=10.0),)),
+                       (PlannedStatistic(Count(), MechanismKind.LAPLACE, Budget(epsilon)),), Budget(epsilon))
+
+
+@pytest.fixture
+def census(postgres_server) -> str:
+    """A team ledger whose administrator registered the census with ε = 5 (pure ε: five releases of ε = 1)."""
+    database = postgres_server.new_database()
+    from workbench.core.release.ledger_postgres import init_server
+
+    admin = init_server(postgres_server.url(database))
+    admin.register(NAME, Guarantee(float(FITTING), 0.0, "total budget"), Terms.of(plan().schema))
+    return database
+
+
+# ---------------------------------------------------------------- many analysts at once
+
+WAITING_RELEASE = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from workbench.core.release.ledger import Ledger
+    from workbench.cli import main
+
+    charge = Ledger.charge
+    def charge_when_told(self, *args, **kwargs):
+        Path(sys.argv[1]).write_text("computed")  # the data are read and noised: only the charge is left
+        while not Path(sys.argv[2]).exists():
+            time.sleep(0.01)
+        return charge(self, *args, **kwargs)
+    Ledger.charge = charge_when_told
+    sys.exit(main(sys.argv[3:]))
+""")
+
+
+def test_twelve_releases_at_once_never_overspend_and_every_refusal_says_why(census, postgres_server, tmp_path):
+    data, plan_file = tmp_path / "census.csv", tmp_path / "census.plan.json"
+    TABLE.frame.to_csv(data, index=False)
+    plan().save(plan_file)
+    go = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[3]),
+                                                                      os.environ.get("PYTHONPATH")]))}
+    analysts = ("alice", "bob", "carol")
+    processes = []
+    for i in range(PROCESSES):
+        url = postgres_server.url(census, analysts[i % 3])
+        processes.append(subprocess.Popen(
+            [sys.executable, "-c", WAITING_RELEASE, str(tmp_path / f"computed-{i}"), str(go), "release", str(data),
+             "--plan", str(plan_file), "--out", str(tmp_path / f"out-{i}"), "--ledger", url],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    try:
+        deadline = time.monotonic() + 300
+        while len(list(tmp_path.glob("computed-*"))) < PROCESSES:  # all twelve wait at their charge
+            assert all(p.poll() is None for p in processes), [p.communicate() for p in processes if p.poll()]
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        go.write_text("go")
+        outcomes = [(p.wait(timeout=300), " ".join(p.stderr.read().split())) for p in processes]
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.kill()
+    charged = [i for i, (code, _) in enumerate(outcomes) if code == 0]
+    refused = [err for code, err in outcomes if code == 2]
+    assert len(charged) == FITTING and len(refused) == PROCESSES - FITTING, outcomes
+    for err in refused:
+        assert "would overspend by ε 1" in err and "Nothing was released" in err
+        assert "Spent before: ε = 1 by" in err and any(f" by {name} on " in err for name in analysts)
+    ledger = Ledger(postgres_server.url(census))
+    record, entries = ledger.history(NAME)
+    assert record.releases == FITTING and record.spent.epsilon <= record.budget.epsilon == FITTING
+    assert ledger.verify() == []
+    by_hash = {e.hash: e for e in entries}
+    for i in charged:  # what each charged process showed is what its entry holds
+        shown = json.loads((tmp_path / f"out-{i}" / "results.json").read_text())
+        assert by_hash[shown["ledger"]["hash"]].data["release"]["statistics"] == shown["statistics"]
+    verify = subprocess.run([sys.executable, "-m", "workbench.cli", "ledger", "verify", "--ledger",
+                             postgres_server.url(census, "alice")], env=env, capture_output=True, text=True, timeout=120)
+    assert verify.returncode == 0 and "is intact" in verify.stdout
+
+
+# ---------------------------------------------------------------- faults
+
+def faulty(where: str, fault) -> Ledger:
+    """A ledger on which ``fault`` happens inside the charge's transaction: after the budget, terms and
+    fingerprints were checked, before the release's entry is appended."""
+    ledger = Ledger(where)
+    append = ledger._append
+
+    def append_after_fault(tx, dataset, kind, data):
+        if kind == "release":
+            fault()
+        return append(tx, dataset, kind, data)
+
+    ledger._append = append_after_fault
+    return ledger
+
+
+def nothing_charged(postgres_server, census) -> None:
+    ledger = Ledger(postgres_server.url(census))
+    assert [e.kind for e in ledger.entries()] == ["register"] and ledger.verify() == []
+
+
+@pytest.mark.parametrize("fault", ["server restarted", "connection dropped"])
+def test_a_fault_inside_the_charge_charges_nothing_and_shows_nothing(census, postgres_server, fault):
+    alice = postgres_server.url(census, "alice")
+    act = postgres_server.restart if fault == "server restarted" else \
+        lambda: postgres_server.end_connections(census, "alice")
+    shown = []
+    with pytest.raises(LedgerUnreachable, match="Nothing was released, and nothing was recorded"):
+        shown.append(release(TABLE, plan(), faulty(alice, act)))
+    assert not shown
+    nothing_charged(postgres_server, census)
+    assert release(TABLE, plan(), Ledger(alice)).ledger["entry"] == 2  # and the next release is charged
+
+
+def test_a_server_restarted_between_the_check_and_the_charge_is_connected_to_again(census, postgres_server):
+    ledger = Ledger(postgres_server.url(census, "alice"))
+    charge = ledger.charge
+
+    def restart_then_charge(*args, **kwargs):
+        postgres_server.restart()
+        return charge(*args, **kwargs)
+
+    ledger.charge = restart_then_charge
+    result = release(TABLE, plan(), ledger)
+    entry = Ledger(postgres_server.url(census)).entries()[-1]
+    assert (result.ledger["entry"], result.ledger["hash"]) == (entry.seq, entry.hash)
+
+
+def test_another_analysts_commit_before_the_charge_is_counted_and_named(census, postgres_server):
+    ledger = Ledger(postgres_server.url(census, "alice"))
+    charge = ledger.charge
+
+    def bob_first(*args, **kwargs):  # bob spends 4.5 while alice's data are being read
+        release(TABLE, plan(4.5), Ledger(postgres_server.url(census, "bob")))
+        return charge(*args, **kwargs)
+
+    ledger.charge = bob_first
+    with pytest.raises(BudgetError, match=r"overspend by ε 0.5.*Spent before: ε = 4.5 by bob on"):
+        release(TABLE, plan(), ledger)
+    assert [e.by for e in Ledger(postgres_server.url(census)).entries()] == ["ledger_admin", "bob"]
+
+
+def test_another_analysts_charge_waits_for_the_lock_and_then_sees_this_one(census, postgres_server):
+    bob_outcome = []
+
+    def bob_charges() -> None:
+        try:
+            release(TABLE, plan(1.5), Ledger(postgres_server.url(census, "bob")))
+            bob_outcome.append("charged")
+        except BudgetError as refused:
+            bob_outcome.append(str(refused))
+
+    bob = threading.Thread(target=bob_charges)
+
+    def bob_tries_now() -> None:  # alice has checked, and holds the ledger's lock
+        bob.start()
+        postgres_server.wait_until_waiting(census)
+
+    result = release(TABLE, plan(4.0), faulty(postgres_server.url(census, "alice"), bob_tries_now))
+    bob.join(timeout=120)
+    assert result.ledger["entry"] == 2
+    assert "overspend by ε 0.5" in bob_outcome[0] and "ε = 4 by alice" in bob_outcome[0]
+    assert Ledger(postgres_server.url(census)).verify() == []
+
+
+class LostCommit:
+    """A connection whose COMMIT reaches the server (``reached``) or not, and whose answer never comes back."""
+
+    def __init__(self, conn, reached: bool, server, database: str) -> None:
+        object.__setattr__(self, "_conn", conn)
+        object.__setattr__(self, "_fault", (reached, server, database))
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def __setattr__(self, name, value) -> None:
+        setattr(self._conn, name, value)
+
+    def commit(self) -> None:
+        reached, server, database = self._fault
+        if reached:
+            self._conn.commit()
+        else:
+            server.end_connections(database, "alice")
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+
+@pytest.mark.parametrize("reached", [True, False], ids=["commit reached the server", "commit lost"])
+def test_a_connection_lost_during_commit_is_asked_again_before_anything_is_shown(census, postgres_server, reached):
+    ledger = Ledger(postgres_server.url(census, "alice"))
+    ledger.check_key()
+    connect = ledger._connect
+    ledger._connect = lambda: LostCommit(connect(), reached, postgres_server, census)  # only a charge commits
+    if reached:  # the charge is in the ledger: its values are shown, as every charge
+        result = release(TABLE, plan(), ledger)
+        assert Ledger(postgres_server.url(census)).entries()[-1].hash == result.ledger["hash"]
+    else:
+        with pytest.raises(LedgerUnreachable, match="Nothing was recorded and nothing is shown"):
+            release(TABLE, plan(), ledger)
+        nothing_charged(postgres_server, census)
