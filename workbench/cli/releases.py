@@ -141,7 +141,7 @@ def _synthetic_progress(plan: ReleasePlan, shown: CommandProgress) -> Callable[[
     """A synthetic table's fit takes a while: each of its steps is shown as a stage of its own."""
     if not any(isinstance(p.statistic, SyntheticTable) for p in plan.statistics):
         return None
-    return lambda words: shown.waiting(f"Synthetic table: {words}")
+    return lambda words: shown.announce(f"Synthetic table: {words}")
 
 
 def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:
