@@ -13,7 +13,6 @@ import pytest
 from workbench.cli import main
 from workbench.core.release.ledger import Ledger
 
-pytest.importorskip("mbi")
 
 PLAN = {
     "format": "dp-workbench-plan", "version": 2,

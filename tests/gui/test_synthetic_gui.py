@@ -4,14 +4,11 @@ before anything is spent, step 6's release with its quality (distances, bars, wa
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 from gui_helpers import load
 from PySide6.QtCore import Qt
 
 from workbench.core.release import PlannedSynthetic
 from workbench.core.release.ledger import Ledger
-
-pytest.importorskip("mbi")
 
 
 def _choose(dialog, columns: dict[str, str]) -> None:

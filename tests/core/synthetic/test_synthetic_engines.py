@@ -17,7 +17,6 @@ from workbench.core.data.spark_engine import SparkData, spark_source
 from workbench.core.synthetic import SyntheticTable
 from workbench.core.synthetic.fit import _joint_counts
 
-pytest.importorskip("mbi")
 
 # categories kept as "(other)" or dropped, an imputed missing value, numbers with missing values dropped or imputed
 TABLE = SyntheticTable(("region", "sex", "code", "ethnicity", "income", "hours"),

@@ -22,7 +22,7 @@ from workbench.core.release.plan import (
     ReleasePlan,
 )
 from workbench.core.statistics import Count
-from workbench.core.synthetic import MAX_ROWS, SyntheticTable, cost_of, epsilon_for_distance
+from workbench.core.synthetic import MAX_ROWS, cost_of, epsilon_for_distance
 from workbench.core.synthetic.budget import oneway_scale
 
 SCHEMA = Schema((
@@ -118,7 +118,6 @@ def test_an_epsilon_too_small_names_the_epsilon_that_keeps_marginals_within_five
 
 def test_the_one_way_noise_scale_is_opendps():
     """The preview's σ = k·√(m/ρ) (and b = 2km/ε) is what make_contingency_table returns, under both relations."""
-    pytest.importorskip("mbi")
     from workbench.core.synthetic.fit import measurement
 
     table = _plan().statistics[0].statistic

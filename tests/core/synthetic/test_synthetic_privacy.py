@@ -31,7 +31,6 @@ from workbench.core.synthetic import SyntheticTable, cost_of
 from workbench.core.synthetic import budget as synthetic_budget
 from workbench.core.synthetic.fit import _joint_counts, _rows_frame, measurement_inputs
 
-pytest.importorskip("mbi")
 
 K, EPSILON, DELTA, SAMPLES = 10, 2.0, 1e-6, 3000
 SCHEMA = Schema((IdentifierColumn("person"),

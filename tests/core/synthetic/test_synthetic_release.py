@@ -24,7 +24,6 @@ from workbench.core.report.synthetic_files import check_formats, write_synthetic
 from workbench.core.synthetic import SyntheticTable
 from workbench.core.synthetic.fit import _joint_counts, _rows_frame
 
-pytest.importorskip("mbi")
 
 ROWS = 3000
 PLAN = {

@@ -22,7 +22,6 @@ from workbench.core.data import load_table, prepare
 from workbench.core.privacy import MechanismKind
 from workbench.core.synthetic import SyntheticTable, cost_of
 
-pytest.importorskip("mbi")
 
 
 @pytest.mark.statistical
