@@ -23,7 +23,7 @@ from pathlib import Path
 from benchmarks import data
 from benchmarks.results import Result, table
 
-SUITE = ("loading", "plan", "memory", "preview", "compose", "startup", "utility", "outofcore", "spark")
+SUITE = ("loading", "plan", "memory", "preview", "compose", "startup", "utility", "synthetic", "outofcore", "spark")
 DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
 
 
@@ -83,7 +83,8 @@ def run(only: tuple[str, ...], quick: bool, rows: int, failures: list[str] | Non
         print(f"  {name} done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
     files = data.files(rows) if {"loading", "plan"} & set(only) else {}
-    from benchmarks import compose_1000, in_memory, loading, out_of_core, plan_run, preview_update, spark, startup, utility
+    from benchmarks import (compose_1000, in_memory, loading, out_of_core, plan_run, preview_update, spark, startup,
+                            synthetic, utility)
 
     stage("loading", lambda: loading.run(files, repeats=2 if quick else 3))
     stage("plan", lambda: plan_run.run(files["csv"], repeats=2 if quick else 3))
@@ -92,6 +93,7 @@ def run(only: tuple[str, ...], quick: bool, rows: int, failures: list[str] | Non
     stage("compose", compose_1000.run)
     stage("startup", lambda: startup.run(starts=3 if quick else 7))
     stage("utility", lambda: utility.run(repeats=150 if quick else 400, epsilons=(1.0,) if quick else (0.5, 1.0, 2.0)))
+    stage("synthetic", lambda: synthetic.run(quick))
     stage("outofcore", lambda: out_of_core.run(quick))
     stage("spark", lambda: spark.run(quick))
     return results

@@ -5,7 +5,7 @@ of several starts, offscreen when there is no display). The numbers in docs/pack
     python packaging/measure.py dist/dp-workbench [dist/dp-workbench-linux-x86_64.tar.xz dist/*.deb]
     python packaging/measure.py /opt/dp-workbench dist/dp-workbench_0.1.0-1_amd64.deb --json out.json
 
-Targets (issue 23): every packed download at most 140 MB; the main window within 1.5 s of launching the
+Targets (issue 36, after issue 23's 140 MB and 1.5 s): every packed download at most 250 MB; the main window within 1.0 s of launching the
 installed app.
 """
 
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, 
 from benchmarks.startup import printed_times  # noqa: E402
 
 STARTS = 5
-MAX_PACKED_MB, MAX_START_SECONDS = 140, 1.5
+MAX_PACKED_MB, MAX_START_SECONDS = 250, 1.0  # with synthetic microdata (issue 36): JAX, Polars, SciPy, imported lazily
 
 
 def size_mb(folder: Path) -> float:

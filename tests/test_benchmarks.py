@@ -241,3 +241,20 @@ def test_the_utility_peers_get_our_quantile_candidates(monkeypatch):
     utility.opendp_releases(1.0, utility.synthetic_table().head(200))
     assert given and all(len(c) == QUANTILE_CANDIDATES for c in given)
     assert given[0] == list(quantile_candidates(utility.LOWER, utility.UPPER))
+
+
+def test_the_synthetic_stage_measures_each_table_against_the_real_one_by_its_own_cells():
+    """Ours writes [a, b), DP Wizard's call (a, b]: each is binned by its own cells, so a table equal to the real one
+    is 0 away whichever it is, and one with a column shuffled keeps its one-way marginals but not its pairs."""
+    from benchmarks import synthetic
+
+    real = synthetic.survey(5_000)
+    for left_open in (False, True):
+        cells = {name: synthetic._cells(real, name, left_open) for name in synthetic.COLUMNS}
+        assert synthetic.distances(real, cells, left_open) == (0.0, 0.0)
+    shuffled = {name: synthetic._cells(real, name, False) for name in synthetic.COLUMNS}
+    shuffled["income"] = np.random.default_rng(1).permutation(shuffled["income"])
+    one_way, two_way = synthetic.distances(real, shuffled, False)
+    assert one_way == 0.0 and two_way > 0.01  # income followed education and employment
+    assert synthetic._cells(pd.DataFrame({"age": [16.0]}), "age", False)[0] == 1  # [16, 30)
+    assert synthetic._cells(pd.DataFrame({"age": [16.0]}), "age", True)[0] == 0  # (0, 16]

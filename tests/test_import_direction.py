@@ -19,6 +19,7 @@ LAYERS = (
     ("workbench.core.data",),
     ("workbench.core.privacy",),
     ("workbench.core.statistics",),
+    ("workbench.core.synthetic",),
     ("workbench.core.release",),
     ("workbench.core.report",),
     ("workbench.cli", "workbench.gui"),

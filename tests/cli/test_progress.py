@@ -50,6 +50,15 @@ def test_a_terminal_line_is_rewritten_in_place_and_ended_before_the_results():
     assert written == "\rReading big.csv:  25%\033[K\n\rComputing the statistics…\033[K\n"
 
 
+def test_a_stage_long_from_its_start_is_announced_even_in_a_quick_command():
+    clock, log = _Clock(), io.StringIO()
+    shown = CommandProgress(log, delay=2.0, clock=clock)
+    shown.waiting("Computing the statistics")  # quick so far: nothing
+    shown.announce("Synthetic table: fitting the model")
+    shown.finish()
+    assert log.getvalue().splitlines() == ["Synthetic table: fitting the model…"]
+
+
 @pytest.mark.parametrize("engine", ["memory", "out-of-core"])
 def test_a_release_shows_its_stages_on_standard_error_only(engine, sample_path, sample_plan_path, tmp_path, capsys,
                                                            monkeypatch):

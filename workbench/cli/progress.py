@@ -14,7 +14,8 @@ Clock = Callable[[], float]
 
 class CommandProgress:
     """The progress of one command's stages. ``stage(words)`` gives the callback that hears a stage's fraction
-    (0 to 1); ``waiting(words)`` says a stage without a fraction has begun; ``finish()`` ends the line."""
+    (0 to 1); ``waiting(words)`` says a stage without a fraction has begun; ``announce(words)`` says so at once;
+    ``finish()`` ends the line."""
 
     def __init__(self, stream: TextIO | None = None, delay: float = 2.0, clock: Clock = time.monotonic) -> None:
         self._stream = stream or sys.stderr
@@ -39,6 +40,12 @@ class CommandProgress:
         """Start a stage whose fraction is not known ("Computing the statistics")."""
         self._begin(words)
         self._show(None)
+
+    def announce(self, words: str) -> None:
+        """Start a stage that is long from its start (a synthetic table's fit): said at once, even in a command
+        that has been quick so far, so that its seconds are never silent."""
+        self._begin(words)
+        self._write(f"{words}…")
 
     def finish(self) -> None:
         """End the progress line, so that what is printed next starts on a line of its own."""

@@ -7,6 +7,7 @@ import argparse
 import json
 import textwrap
 from pathlib import Path
+from typing import Callable
 
 from workbench.cli.arguments import (
     data_arguments,
@@ -34,7 +35,9 @@ from workbench.core.report import (
     write_report,
     write_results,
 )
+from workbench.core.report.synthetic_files import SYNTHETIC_FORMATS, check_formats, skipped, write_synthetic
 from workbench.core.statistics import Cell
+from workbench.core.synthetic import SyntheticTable
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -45,6 +48,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--out", "-o", type=Path, required=True, help="folder for results.csv and results.json")
     run.add_argument("--report", action="store_true", help="also write report.html and report.pdf into that folder")
     run.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size with --report (default a4)")
+    run.add_argument("--synthetic-format", nargs="+", choices=SYNTHETIC_FORMATS, default=["csv"], metavar="FORMAT",
+                     help="a synthetic table of the plan is written as synthetic.csv into --out, and also in these "
+                          f"formats: {', '.join(SYNTHETIC_FORMATS)} (SPSS and Stata with the input's variable and "
+                          "value labels)")
     run.add_argument("--accept-category-warnings", action="store_true",
                      help="release even when a public category list does not fit the data (checked before any ε is spent)")
     run.add_argument("--engine", choices=[c.value for c in EngineChoice], default=EngineChoice.AUTO.value,
@@ -80,8 +87,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _release(args: argparse.Namespace) -> int:
     plan = budget_plan(ReleasePlan.load(args.plan))  # ε from targets and weights, as plan-budget shows it
     plan.validate()  # refuse an unsound plan before opening the data
+    for planned in plan.statistics:  # a format that cannot hold the rows asked for is refused before anything is spent
+        if isinstance(planned.statistic, SyntheticTable):
+            check_formats(args.synthetic_format, planned.statistic.rows)
     choice = EngineChoice(args.engine)
     shown = CommandProgress()  # on standard error, for a release that takes more than a few seconds
+    label_maps: dict = {}  # the input's value labels, for a synthetic file written as SPSS or Stata
     if choice is EngineChoice.SPARK:
         from workbench.core.data.spark_engine import SparkData, spark_source
 
@@ -99,9 +110,14 @@ def _release(args: argparse.Namespace) -> int:
             result = _checked_release(data, source, plan, args, shown)
     else:
         table = load(args, progress=shown.stage(f"Reading {Path(args.data).name}"))
+        label_maps = dict(table.label_maps)
         result = _checked_release(table, table, plan, args, shown)
     shown.finish()
     _print_release(result)  # charged: the ledger holds it durably now
+    if result.synthetic:
+        files = write_synthetic(result, args.out, args.synthetic_format, label_maps)
+        print("\nWrote the synthetic microdata: " + ", ".join(str(p) for p in files) + "."
+              + "".join(f"\nNot written: {words}." for words in skipped(result, args.synthetic_format)))
     if args.report:
         written = write_report(result, args.out, paper=args.paper)
         print("\nWrote " + ", ".join(str(p) for p in written) + ".")
@@ -118,7 +134,14 @@ def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: Re
     _refuse_on_category_warnings(data, plan, args)
     shown.waiting("Computing the statistics, adding the noise and charging the ledger")
     return release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args),
-                   data=data if isinstance(data, SqlData) else None)
+                   data=data if isinstance(data, SqlData) else None, progress=_synthetic_progress(plan, shown))
+
+
+def _synthetic_progress(plan: ReleasePlan, shown: CommandProgress) -> Callable[[str], None] | None:
+    """A synthetic table's fit takes a while: each of its steps is shown as a stage of its own."""
+    if not any(isinstance(p.statistic, SyntheticTable) for p in plan.statistics):
+        return None
+    return lambda words: shown.announce(f"Synthetic table: {words}")
 
 
 def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:

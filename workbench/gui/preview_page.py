@@ -38,12 +38,15 @@ from workbench.core.privacy import SAMPLING_CONDITIONS, compose, noise_probabili
 from workbench.core.release import (
     PRIVACY_TRADE_OFF,
     Budget,
+    PlannedSynthetic,
     error_basis,
     expected_error,
     group_size,
     relative_reference,
     smallest_group_caveat,
     suggested_delta,
+    synthetic_preview,
+    synthetic_words,
     with_privacy,
 )
 from workbench.core.report import error_words, interval_preview_words, released_error, reliable_from_words
@@ -350,6 +353,7 @@ class PreviewPage(QWidget):
         self.show_reading(plan.total.epsilon, plan.total.delta, plan.schema.neighbouring is Neighbouring.SUBSTITUTE)
 
         size = plan.schema.public_size or plan.dataset.size_estimate
+        problem = None
         try:
             budgeted = self.document.budgeted()
         except WorkbenchError as exc:
@@ -363,26 +367,12 @@ class PreviewPage(QWidget):
             error_detail = ""  # the error cell's tooltip, where it says more than the cell
             error = None
             try:
-                error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
-                error_text = (error_words(error, shown.statistic.error_unit) if math.isfinite(error)
-                              else "needs a size estimate")
-                basis = error_basis(shown, plan.schema, size)
-                if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
-                    error_text += f" ({basis})"
-                    caveat = smallest_group_caveat(shown)
-                    error_detail = f"{error_text}; {caveat}" if caveat else ""
-                interval = interval_words(shown, plan.schema, size, plan.confidence)
-                if interval:  # the cell stays narrow: the width in the cell, what it costs in the tooltip
-                    error_detail = (error_detail or error_text) + interval[1]
-                    error_text += interval[0]
-                reference, words = relative_reference(shown.statistic, plan.schema, size)
-                if reference and math.isfinite(error):
-                    relative_text = f"{100 * error / reference:.3g}% {words}"
+                if isinstance(shown, PlannedSynthetic):  # ± rows per one-way cell, and each marginal's expected TVD
+                    error_text, relative_text = synthetic_words(synthetic_preview(shown, plan.schema, size,
+                                                                                  plan.confidence))
                 else:
-                    relative_text = words if not reference else ""
-                reliable_text = reliable_from_words(shown, error, plan)
-                if reliable_text:
-                    reliable_text += f" (CV ≤ {plan.reliability.caution_above:.1%})"
+                    error_text, error_detail, relative_text, reliable_text, error = self._statistic_words(
+                        shown, plan, size)
             except WorkbenchError as exc:
                 error_text, error_detail = f"⚠ {exc}", ""
             self.errors.append(error)
@@ -399,6 +389,34 @@ class PreviewPage(QWidget):
                     item.setText(text)
                     item.setToolTip(tip)
             self._show_controls(row, planned)
+        self._after_rows(plan, budgeted, selected, problem)
+
+    def _statistic_words(self, shown, plan, size) -> tuple[str, str, str, str, float]:
+        """A statistic's planned error in words: (error, what the error cell's tooltip says more (or ''), relative
+        error, reliable from, the error itself)."""
+        relative_text, error_detail = "", ""
+        error = expected_error(shown, plan.schema, size, plan.confidence, verified=False)
+        error_text = error_words(error, shown.statistic.error_unit) if math.isfinite(error) else "needs a size estimate"
+        basis = error_basis(shown, plan.schema, size)
+        if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
+            error_text += f" ({basis})"
+            caveat = smallest_group_caveat(shown)
+            error_detail = f"{error_text}; {caveat}" if caveat else ""
+        interval = interval_words(shown, plan.schema, size, plan.confidence)
+        if interval:  # the cell stays narrow: the width in the cell, what it costs in the tooltip
+            error_detail = (error_detail or error_text) + interval[1]
+            error_text += interval[0]
+        reference, words = relative_reference(shown.statistic, plan.schema, size)
+        if reference and math.isfinite(error):
+            relative_text = f"{100 * error / reference:.3g}% {words}"
+        else:
+            relative_text = words if not reference else ""
+        reliable_text = reliable_from_words(shown, error, plan)
+        if reliable_text:
+            reliable_text += f" (CV ≤ {plan.reliability.caution_above:.1%})"
+        return error_text, error_detail, relative_text, reliable_text, error
+
+    def _after_rows(self, plan, budgeted, selected: int, problem: str | None) -> None:
         wanted = selected if 0 <= selected < len(plan.statistics) else 0
         if plan.statistics and (selected != wanted or not self.table.selectionModel().isRowSelected(wanted)):
             self.table.selectRow(wanted)
@@ -471,6 +489,11 @@ class PreviewPage(QWidget):
             smallest.editingFinished.connect(lambda r=row, f=smallest: self._smallest_changed(r, f))
             self.table.setCellWidget(row, 7, smallest)
         grouped = bool(planned.statistic.by)
+        if isinstance(planned, PlannedSynthetic):  # its ε is fixed or shared by weight; no accuracy target
+            target.setEnabled(False)
+            target.setPlaceholderText("")
+            target.setToolTip("A synthetic table's ε is set by its weight or fixed; its preview is in the Error "
+                              "column.")
         smallest.setEnabled(grouped)
         smallest.setPlaceholderText("average group" if grouped else "")
         smallest.setToolTip(
@@ -481,6 +504,33 @@ class PreviewPage(QWidget):
         smallest.setAccessibleName(f"smallest group of {planned.statistic.label}")
         if not smallest.hasFocus():
             smallest.setText("" if planned.smallest_group is None else str(planned.smallest_group))
+
+    def _draw_synthetic(self, planned: PlannedSynthetic) -> None:
+        """The noise of every one-way cell of a synthetic table (its scale is OpenDP's, from public inputs)."""
+        plan = self.document.plan
+        preview = synthetic_preview(planned, plan.schema, plan.schema.public_size or plan.dataset.size_estimate,
+                                    plan.confidence)
+        cost = planned.cost(verified=False)
+        kind = "gaussian" if cost.rho is not None else "laplace"
+        span = max(1.6 * preview.per_cell, 3.0)
+        steps = np.linspace(-span, span, 401)
+        probability = noise_probability(kind, preview.scale, steps)
+        self.curve.setData(steps, probability)
+        self.plot.setRange(xRange=(-span, span), yRange=(0.0, float(probability.max()) * 1.05), padding=0.02)
+        for line, edge in zip(self.edges, (-preview.per_cell, preview.per_cell)):
+            line.setValue(edge)
+            line.show()
+        self._label_axis("bottom", STATISTIC_AXIS)
+        self._label_axis("left", PROBABILITY)
+        measure = f"ρ = {cost.rho:.3g} zCDP" if cost.rho is not None else f"ε = {cost.epsilon:.3g}"
+        worst = (f" Expected total variation distance of each one-way marginal: "
+                 + ", ".join(f"{name} {distance:.1%}" for name, distance in preview.distances) + "."
+                 if preview.distances else " Give a size estimate to see each marginal's expected error.")
+        self.plot_title.setText(
+            f"Noise of each one-way cell of <b>{planned.statistic.label}</b> ({kind}, {measure}; half of its budget): "
+            f"95% of draws fall between the red lines (± {released_error(preview.per_cell)} rows).{worst} The pairs "
+            "the algorithm measures get the other half."
+        )
 
     def _clear_plot(self) -> None:
         self.curve.setData([], [])
@@ -499,6 +549,9 @@ class PreviewPage(QWidget):
             return
         try:
             planned = self.document.budgeted().statistics[row]
+            if isinstance(planned, PlannedSynthetic):
+                self._draw_synthetic(planned)
+                return
             noise = planned.noises(plan.schema, verified=False)[0]
             queries = planned.statistic.queries(plan.schema)
             unit = queries[0].unit

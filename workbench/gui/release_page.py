@@ -38,10 +38,15 @@ from workbench.core.release import (
     release,
 )
 from workbench.core.report import error_words, released_number, reliability_words, write_report
+from workbench.core.report.synthetic_files import FORMAT_NAMES, skipped, write_synthetic
+from workbench.core.synthetic import SyntheticTable
 from workbench.gui.document import PlanDocument
 from workbench.gui.fix_places import Place, place_of
 from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger, opened_asking
+from workbench.gui.synthetic_quality import SyntheticQuality
 from workbench.gui.workers import Task, show_fraction
+
+INPUT_FAMILY = {".sav": "sav", ".zsav": "sav", ".dta": "dta", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 
 HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability", "ε", "δ", "Mechanism", "Note"]
 
@@ -79,6 +84,15 @@ class ReleasePage(QWidget):
         self.paper.addItems(["A4", "Letter"])
         self.paper.setAccessibleName("PDF paper size")
         self.paper.setToolTip("Paper size of the PDF report.")
+        self.synthetic_format = QComboBox()
+        self.synthetic_format.setAccessibleName("synthetic table also written as")
+        self.synthetic_format.addItem("CSV only", "")
+        for key in ("sav", "dta", "parquet", "xlsx"):
+            self.synthetic_format.addItem(f"CSV and {FORMAT_NAMES[key]}", key)
+        self.synthetic_format.setToolTip("The synthetic table is exported as synthetic.csv beside the report, and also "
+                                         "in this format (SPSS and Stata with the input's variable and value labels).")
+        self.synthetic_format_label = QLabel("Synthetic file:")
+        self.quality = SyntheticQuality()
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)
         self.busy.hide()
@@ -97,6 +111,8 @@ class ReleasePage(QWidget):
         buttons.addWidget(self.export_button)
         buttons.addWidget(QLabel("PDF paper:"))
         buttons.addWidget(self.paper)
+        buttons.addWidget(self.synthetic_format_label)
+        buttons.addWidget(self.synthetic_format)
         buttons.addStretch()
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Release</h3>"))
@@ -110,7 +126,8 @@ class ReleasePage(QWidget):
         progress.addWidget(self.busy, 1)
         progress.addWidget(self.cancel_button)
         layout.addLayout(progress)
-        layout.addWidget(self.results)
+        layout.addWidget(self.results, 3)
+        layout.addWidget(self.quality, 2)
         self.release_button.clicked.connect(self.confirm_and_release)
         self.export_button.clicked.connect(self.choose_export)
         self.cancel_button.clicked.connect(self.cancel_release)
@@ -138,6 +155,13 @@ class ReleasePage(QWidget):
             return
         if not self.name.hasFocus():
             self.name.setText(self.document.plan.dataset.name)
+        synthetic = self.has_synthetic()
+        self.synthetic_format.setVisible(synthetic)
+        self.synthetic_format_label.setVisible(synthetic)
+        table = self.document.table
+        family = INPUT_FAMILY.get(table.source.suffix.lower(), "") if table is not None else ""
+        if synthetic and not self.synthetic_format.property("chosen"):
+            self.synthetic_format.setCurrentIndex(max(0, self.synthetic_format.findData(family)))
         problems = self.document.problems()
         self.release_button.setEnabled(not problems)
         self.places = [place_of(problem, self.document.plan) for problem in problems]
@@ -160,6 +184,9 @@ class ReleasePage(QWidget):
                 caution + "Ready. Releasing computes every statistic with noise on the real data and records its cost "
                 f"in the privacy ledger ({in_words(chosen_location())}) before showing anything."
             )
+
+    def has_synthetic(self) -> bool:
+        return any(isinstance(p.statistic, SyntheticTable) for p in self.document.plan.statistics)
 
     def category_warnings(self) -> list[CategoryWarning]:
         """The curator's check of the public categories against the whole open file (before any ε is spent);
@@ -262,22 +289,32 @@ class ReleasePage(QWidget):
         def run() -> Release:
             ledger = open_ledger(location)
             known = ledger.has_dataset(plan.dataset.name)
+            # a synthetic table's fit takes a while: Cancel stays possible until the charge (``task.commit``), and
+            # a cancelled release is dropped unseen, never charged
+            words = task.say if synthetic else None
             if table.sample_rows is None:
-                task.commit()
-                return release(table, plan, ledger, dataset_budget=None if known else budget)
+                if not synthetic:
+                    task.commit()
+                return release(table, plan, ledger, dataset_budget=None if known else budget, progress=words,
+                               before_charge=task.commit if synthetic else None)
             source = file_source(table.source, delimiter=table.delimiter, encoding=table.encoding)
             with OutOfCoreData(source, plan.used_schema(), progress=task.report) as data:
-                task.commit()  # the file is read; from here the release is charged and shown, not stopped
-                return release(source, plan, ledger, dataset_budget=None if known else budget, data=data)
+                if not synthetic:
+                    task.commit()  # the file is read; from here the release is charged and shown, not stopped
+                return release(source, plan, ledger, dataset_budget=None if known else budget, data=data,
+                               progress=words, before_charge=task.commit if synthetic else None)
+
+        synthetic = self.has_synthetic()
 
         self.task = task = Task(run)
         task.finished.connect(self._released)
         task.failed.connect(self._failed)
         task.progress.connect(self._progress)
+        task.said.connect(self._said)
         self.release_button.setEnabled(False)
         self.busy.setRange(0, 0)
         self.busy.show()
-        self.cancel_button.setVisible(table.sample_rows is not None)
+        self.cancel_button.setVisible(table.sample_rows is not None or synthetic)
         self.cancel_button.setEnabled(True)
         self.status.setText("Releasing… (the window stays usable)" if table.sample_rows is None else
                             f"Reading {table.source.name} out of core, then releasing… (the window stays usable)")
@@ -286,19 +323,24 @@ class ReleasePage(QWidget):
     def _progress(self, fraction: float) -> None:
         show_fraction(self.busy, fraction, "of the file read")
 
+    def _said(self, words: str) -> None:
+        if self.task is not None:
+            self.status.setText(f"Releasing: synthetic table: {words}… (the window stays usable; Cancel spends "
+                                "nothing until the release is charged)")
+
     def cancel_release(self) -> None:
         """Stop reading the file; refused once the release is being charged (it is then shown, as every charge)."""
         if self.task is None:
             return
         if not self.task.cancel():
-            self.status.setText("The file is read and the release is being charged: it can no longer be stopped.")
+            self.status.setText("The release is being charged: it can no longer be stopped.")
             return
         self.task = None
         self.busy.hide()
         self.cancel_button.hide()
         self.refresh()
         self.release_button.setEnabled(not self.document.problems())
-        self.status.setText("Release cancelled while the file was read: nothing was released and no budget was spent.")
+        self.status.setText("Release cancelled before it was charged: nothing was released and no budget was spent.")
 
     def _released(self, result: Release) -> None:
         self.task = None
@@ -334,6 +376,7 @@ class ReleasePage(QWidget):
         self.go_to.emit(place)
 
     def show_result(self, result: Release) -> None:
+        self.quality.show_statistic(next((s for s in result.statistics if s.synthetic), None))
         rows = [(s, c) for s in result.statistics for c in s.cells]
         self.results.setRowCount(len(rows))
         for row, (statistic, cell) in enumerate(rows):
@@ -357,7 +400,9 @@ class ReleasePage(QWidget):
         """Build and write the report in the background (pictures and PDF take a few seconds)."""
         assert self.result is not None
         result, paper = self.result, self.paper.currentText().lower()
-        self.export_task = Task(lambda: write_report(result, folder, paper=paper))
+        formats, labels = self.chosen_formats(), self.label_maps()
+        self.export_task = Task(lambda: write_report(result, folder, paper=paper)
+                                + write_synthetic(result, folder, formats, labels))
         self.export_task.finished.connect(self._exported)
         self.export_task.failed.connect(self._export_failed)
         self.export_button.setEnabled(False)
@@ -365,12 +410,24 @@ class ReleasePage(QWidget):
         self.status.setText(f"Writing the report into {folder}…")
         self.export_task.start()
 
+    def chosen_formats(self) -> list[str]:
+        """The synthetic table's formats besides CSV."""
+        self.synthetic_format.setProperty("chosen", True)
+        return [self.synthetic_format.currentData()] if self.synthetic_format.currentData() else []
+
+    def label_maps(self) -> dict:
+        """The input's value labels (public metadata of the file), for a synthetic table written as SPSS or Stata."""
+        table = self.document.table
+        return dict(table.label_maps) if table is not None else {}
+
     def _exported(self, written: list[Path]) -> None:
         self.export_task = None
         self.busy.hide()
         self.export_button.setEnabled(True)
         self.written = written
-        self.status.setText("Wrote " + ", ".join(str(p) for p in written) + ".")
+        left_out = skipped(self.result, self.chosen_formats()) if self.result is not None else []
+        self.status.setText("Wrote " + ", ".join(str(p) for p in written) + "."
+                            + "".join(f" Not written: {words}." for words in left_out))
 
     def _export_failed(self, exc: BaseException) -> None:
         self.export_task = None
@@ -383,7 +440,8 @@ class ReleasePage(QWidget):
         """Write the report at once (the smoke test and scripts); the button uses ``start_export``."""
         assert self.result is not None
         try:
-            written = write_report(self.result, folder, paper=self.paper.currentText().lower())
+            written = (write_report(self.result, folder, paper=self.paper.currentText().lower())
+                       + write_synthetic(self.result, folder, self.chosen_formats(), self.label_maps()))
         except (OSError, WorkbenchError) as exc:
             QMessageBox.warning(self, "The report could not be written", f"{exc} Choose another folder.")
             return None

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from workbench.core.data import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import MechanismKind
-from workbench.core.release import Budget, PlannedStatistic, PostProcessing, can_be_made_consistent
+from workbench.core.release import Budget, PlannedStatistic, PlannedSynthetic, PostProcessing, can_be_made_consistent
 from workbench.core.statistics import (
     STATISTIC_TYPES,
     WEIGHTED_TYPES,
@@ -38,6 +38,7 @@ from workbench.core.statistics import (
 from workbench.core.statistics.quantiles import level_problem, snapped_level
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
+from workbench.gui.synthetic_dialog import SyntheticDialog
 
 NEEDS = {
     "count": None, "sum": NumericColumn, "mean": NumericColumn, "variance": NumericColumn,
@@ -146,6 +147,9 @@ class StatisticsPage(QWidget):
         self.mechanism = QComboBox()
         self.mechanism.setAccessibleName("mechanism")
         self.add = QPushButton("&Add")
+        self.synthetic = QPushButton("S&ynthetic microdata…")
+        self.synthetic.setToolTip("Add a public-use file of synthetic rows, drawn from a model fitted to noisy "
+                                  "marginals (OpenDP's contingency tables). It shares the budget like a statistic.")
         self.remove = QPushButton("&Remove")
         self.up = QPushButton("Move &up")
         self.down = QPushButton("Move &down")
@@ -182,6 +186,7 @@ class StatisticsPage(QWidget):
             grouping.addWidget(widget)
         grouping.addWidget(self.add)
         grouping.addStretch()
+        grouping.addWidget(self.synthetic)
         order = QHBoxLayout()
         for button in (self.remove, self.up, self.down):
             order.addWidget(button)
@@ -200,11 +205,14 @@ class StatisticsPage(QWidget):
         self.by.currentTextChanged.connect(self._offer_more_groupings)
         self.by_more[0].currentTextChanged.connect(self._offer_more_groupings)
         self.add.clicked.connect(self._add)
+        self.synthetic.clicked.connect(lambda: self.edit_synthetic())
+        self.list.cellDoubleClicked.connect(lambda row, _column: self._edit_row(row))
         self.remove.clicked.connect(self._remove)
         self.up.clicked.connect(lambda: self._move(-1))
         self.down.clicked.connect(lambda: self._move(1))
         document.changed.connect(self.refresh)
         self._shown: tuple | None = None
+        self.ask = True  # tests and the smoke test fill dialogs in themselves
         self.refresh()
 
     def refresh(self) -> None:
@@ -261,6 +269,10 @@ class StatisticsPage(QWidget):
 
     def _show_post_processing(self, row: int, planned: PlannedStatistic) -> None:
         """A combo box per row with the usual choices (rounding is not offered for quantiles)."""
+        if isinstance(planned, PlannedSynthetic):  # its rows are drawn from the model: nothing to choose
+            self.list.removeCellWidget(row, 3)
+            self.list.setItem(row, 3, QTableWidgetItem("rows drawn from the model"))
+            return
         box = self._row_combo(row, 3, self._post_processing_changed)
         box.blockSignals(True)
         statistic = planned.statistic
@@ -472,6 +484,39 @@ class StatisticsPage(QWidget):
         planned = PlannedStatistic(statistic, mechanism, Budget(plan.total.epsilon), weight=1.0)
         self.document.update(replace(plan, statistics=(*plan.statistics, planned)))
         self.list.selectRow(len(plan.statistics))
+
+    def edit_synthetic(self, row: int | None = None) -> SyntheticDialog:
+        """The synthetic-microdata dialog: a new entry, or the one at ``row`` to change. Returns the dialog (tests and
+        the smoke test fill it in themselves when ``ask`` is off)."""
+        plan = self.document.plan
+        current = plan.statistics[row] if row is not None else None
+        dialog = SyntheticDialog(plan.schema, self, current.statistic if isinstance(current, PlannedSynthetic) else None)
+        dialog.accepted.connect(lambda: self._synthetic_chosen(dialog, row))
+        if self.ask:
+            dialog.open()
+        return dialog
+
+    def _synthetic_chosen(self, dialog: SyntheticDialog, row: int | None) -> None:
+        plan = self.document.plan
+        try:
+            table = dialog.table()
+        except WorkbenchError as exc:
+            QMessageBox.warning(self, "This synthetic table cannot be added", str(exc))
+            return
+        if row is not None:
+            statistics = list(plan.statistics)
+            statistics[row] = replace(statistics[row], statistic=table)
+            self.document.update(replace(plan, statistics=tuple(statistics)))
+            return
+        mechanism = MechanismKind.GAUSSIAN if plan.total.delta > 0 else MechanismKind.LAPLACE
+        planned = PlannedSynthetic(table, mechanism, Budget(plan.total.epsilon), weight=1.0)
+        self.document.update(replace(plan, statistics=(*plan.statistics, planned)))
+        self.list.selectRow(len(plan.statistics))
+
+    def _edit_row(self, row: int) -> None:
+        if 0 <= row < len(self.document.plan.statistics) and isinstance(self.document.plan.statistics[row],
+                                                                         PlannedSynthetic):
+            self.edit_synthetic(row)
 
     def _remove(self) -> None:
         row = self.list.currentRow()

@@ -21,6 +21,7 @@ class Task(QObject):
     finished = Signal(object)
     failed = Signal(object)  # the exception
     progress = Signal(float)  # the fraction done, from ``report``
+    said = Signal(str)  # what a long step is doing, from ``say``
 
     def __init__(self, function: Callable[[], Any]) -> None:
         super().__init__()
@@ -55,6 +56,10 @@ class Task(QObject):
         if fraction - self._reported >= 0.005 or fraction >= 1.0:  # at most 200 repaints
             self._reported = fraction
             self.progress.emit(fraction)
+
+    def say(self, words: str) -> None:
+        """Called by the function, on the worker thread: what it is doing now (a synthetic table's fit)."""
+        self.said.emit(words)
 
     def cancel(self) -> bool:
         """Stop at the next report, unless the task has committed; says whether it will stop."""

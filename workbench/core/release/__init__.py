@@ -21,6 +21,7 @@ from workbench.core.release.plan import (
     Budget,
     DatasetDescription,
     PlannedStatistic,
+    PlannedSynthetic,
     ReleasePlan,
     check_delta_for_size,
     suggested_delta,
@@ -36,6 +37,8 @@ from workbench.core.release.planner import (
     reliable_from,
     size_for_error,
     smallest_group_caveat,
+    synthetic_preview,
+    synthetic_words,
     with_privacy,
 )
 from workbench.core.release.postprocess import PostProcessing, can_be_made_consistent
@@ -57,7 +60,7 @@ __all__ = [
     "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_location", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
     "describe_columns", "error_basis", "estimate_bounds", "expected_error", "group_size", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
-    "plan_template", "PlannedStatistic", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
+    "plan_template", "PlannedStatistic", "PlannedSynthetic", "synthetic_preview", "synthetic_words", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "Registration", "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
     "SEARCH_RANGE", "SqliteLedger", "size_for_error", "smallest_group_caveat", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
 ]

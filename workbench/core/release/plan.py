@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from workbench.core.data import Neighbouring, Schema
 from workbench.core.errors import BudgetError, Place, PlanError, WorkbenchError
@@ -32,9 +32,10 @@ from workbench.core.real import is_finite_real, is_whole_number
 from workbench.core.release.postprocess import PostProcessing
 from workbench.core.release.reliability import ReliabilityRule
 from workbench.core.statistics import Statistic, statistic_from_json
+from workbench.core.synthetic import SyntheticCost, SyntheticTable, check_useful, cost_of
 
 PLAN_FORMAT = "dp-workbench-plan"
-PLAN_VERSION = 1
+PLAN_VERSION = 2  # the newest version this program reads; a plan is written with the oldest that can read it
 
 
 @dataclass(frozen=True)
@@ -172,11 +173,20 @@ class PlannedStatistic:
         """Whether the planner sets this statistic's ε (from its accuracy target or its weight)."""
         return self.target_error is not None or self.weight is not None
 
+    plan_version: ClassVar[int] = 1  # the oldest plan format that can hold this kind of entry
+
     def noises(self, schema: Schema, verified: bool = True) -> tuple[Noise, ...]:
         """Calibrated noise for each query of the statistic; touches no data (``verified``: see ``calibrate``).
 
         Cached: a preview asks for the same statistic's noise several times per slider move."""
         return _noises(self, schema, verified)
+
+    def events(self, schema: Schema, verified: bool = True) -> list[MechanismEvent]:
+        """One privacy event per noisy query, from public inputs only."""
+        return [
+            MechanismEvent.from_noise(f"{self.statistic.label}: {query.name}", noise, query.unit, query.scalar)
+            for query, noise in zip(_queries(self.statistic, schema), self.noises(schema, verified))
+        ]
 
     def to_json(self) -> dict[str, Any]:
         budget = self.budget.to_json()
@@ -229,6 +239,101 @@ class PlannedStatistic:
 
 
 UNPLANNED = 0.0  # the ε of a statistic whose weight or target the planner has not turned into ε yet
+
+
+@dataclass(frozen=True)
+class PlannedSynthetic(PlannedStatistic):
+    """A synthetic table (``core/synthetic``) as an entry of the plan's statistics: it shares the plan's budget like
+    any statistic (a fixed ε or a weight), and is one OpenDP measurement, so one privacy event. It reads its own
+    JSON (``"type": "synthetic"``) and needs plan format version 2."""
+
+    statistic: SyntheticTable  # type: ignore[assignment]
+    mechanism: MechanismKind = MechanismKind.GAUSSIAN
+    budget: Budget = Budget(UNPLANNED)
+    plan_version: ClassVar[int] = 2
+
+    def __post_init__(self) -> None:
+        if self.post is None:
+            object.__setattr__(self, "post", PostProcessing(clamp=False))  # the file is drawn, not post-processed
+
+    def noises(self, schema: Schema, verified: bool = True) -> tuple[Noise, ...]:
+        raise TypeError("a synthetic table has one OpenDP measurement, not calibrated queries: use cost() and events()")
+
+    def cost(self, verified: bool = True) -> SyntheticCost:
+        """What it spends: ρ (Gaussian, zCDP) or ε (Laplace), and the (ε, δ) stated (``verified``: converted by
+        OpenDP rather than by the same formula in Python, for previews)."""
+        return cost_of(self.mechanism, self.budget.epsilon, self.budget.delta, quick=not verified)
+
+    def events(self, schema: Schema, verified: bool = True) -> list[MechanismEvent]:
+        return [self.cost(verified).event(self.statistic.label)]
+
+    def check(self, plan: "ReleasePlan") -> None:
+        """Everything that can be refused before any data are read, with what to do instead."""
+        table, where = self.statistic, f"'{self.statistic.label}'"
+        if self.mechanism not in table.mechanisms:
+            raise PlanError(f"{where} is released with the Gaussian mechanism (zero-concentrated DP) or the Laplace "
+                            f"mechanism (pure ε-DP), not {self.mechanism.title}.")
+        if self.budget_from_planner and self.budget.epsilon == UNPLANNED:
+            raise PlanError(f"{where}: its ε comes from its weight; plan the budget first (dp-workbench plan-budget, "
+                            "or step 5 in the app).")
+        try:
+            check_epsilon(self.budget.epsilon)
+            if self.mechanism is MechanismKind.GAUSSIAN:
+                check_delta(self.budget.delta)
+                check_delta_for_size(self.budget.delta, plan.size())
+            elif self.budget.delta != 0:
+                raise BudgetError("the Laplace mechanism spends no δ; set δ to 0 or choose the Gaussian mechanism.")
+        except WorkbenchError as exc:
+            raise BudgetError(f"{where}: {exc}") from None
+        axes = table.axes(plan.schema)
+        size = plan.size()
+        if not size:
+            raise PlanError(
+                f"{where} needs the dataset's size estimate (a public guess of the number of persons, such as a "
+                "census count) to check that its ε gives useful marginals. Enter it in step 5 ('Size estimate'), or "
+                "as \"size_estimate\" in the plan's dataset."
+            )
+        check_useful(self.mechanism, self.budget.epsilon, self.budget.delta,
+                     {a.name: len(a.labels) for a in axes}, plan.schema, float(size), table.label)
+
+    def to_json(self) -> dict[str, Any]:
+        budget = self.budget.to_json()
+        if self.budget_from_planner and self.budget.epsilon == UNPLANNED:
+            del budget["epsilon"]
+        return {**self.statistic.to_json(), "mechanism": self.mechanism.value, **budget,
+                **({"weight": self.weight} if self.weight is not None else {})}
+
+    @classmethod
+    def from_json(cls, data: Any, position: int) -> "PlannedSynthetic":
+        where = f"Statistic {position + 1} (a synthetic table)"
+        table = SyntheticTable.from_json(data, where)
+        try:
+            mechanism = MechanismKind(data.get("mechanism", MechanismKind.GAUSSIAN.value))
+        except (ValueError, TypeError):
+            raise PlanError(f"{where}: mechanism {data.get('mechanism')!r} is not 'gaussian' or 'laplace'.") from None
+        for key in ("target_error", "smallest_group", "post_processing", "by", "weighted_by"):
+            if data.get(key) is not None:
+                raise PlanError(f"{where}: '{key}' is not for a synthetic table; remove it. Its ε is fixed or shared "
+                                "by 'weight'.")
+        weight = data.get("weight")
+        if weight is not None and (not is_finite_real(weight) or weight <= 0):
+            raise PlanError(f"{where}: 'weight' must be a positive number, not {weight!r}.")
+        if "epsilon" not in data and weight is None:
+            raise PlanError(f"{where} has no 'epsilon': give one, e.g. \"epsilon\": 1, or a 'weight' (its share of "
+                            "the total).")
+        default_delta = 1e-7 if mechanism is MechanismKind.GAUSSIAN else 0.0
+        budget = Budget.from_json({"epsilon": data.get("epsilon", UNPLANNED),
+                                   "delta": data.get("delta", default_delta)}, where)
+        return cls(table, mechanism, budget, weight=weight)
+
+
+ENTRY_KINDS: dict[str, type[PlannedStatistic]] = {SyntheticTable.type_name: PlannedSynthetic}  # the rest: statistics
+
+
+def _entry_from_json(data: Any, position: int) -> PlannedStatistic:
+    """An entry of the plan's statistics, read by its own kind."""
+    kind = ENTRY_KINDS.get(data.get("type")) if isinstance(data, dict) and isinstance(data.get("type"), str) else None
+    return (kind or PlannedStatistic).from_json(data, position)
 
 
 @lru_cache(maxsize=4096)
@@ -296,7 +401,10 @@ class ReleasePlan:
             )
         for planned in self.statistics:
             try:
-                self._check_statistic(planned)
+                if isinstance(planned, PlannedSynthetic):
+                    planned.check(self)
+                else:
+                    self._check_statistic(planned)
             except WorkbenchError as exc:
                 raise exc.placed(Place("statistics", "statistic", statistic=planned.statistic.label))
         spent = self.guarantee()
@@ -406,11 +514,7 @@ class ReleasePlan:
 
     def events(self, verified: bool = True) -> list[MechanismEvent]:
         """One privacy event per noisy query of the plan, computed from public inputs only."""
-        return [
-            MechanismEvent.from_noise(f"{planned.statistic.label}: {query.name}", noise, query.unit, query.scalar)
-            for planned in self.statistics
-            for query, noise in zip(_queries(planned.statistic, self.schema), planned.noises(self.schema, verified))
-        ]
+        return [event for planned in self.statistics for event in planned.events(self.schema, verified)]
 
     def guarantee(self) -> Guarantee:
         """The total privacy cost of the plan, at the plan's total δ."""
@@ -419,7 +523,7 @@ class ReleasePlan:
     def to_json(self) -> dict[str, Any]:
         return {
             "format": PLAN_FORMAT,
-            "version": PLAN_VERSION,
+            "version": max((planned.plan_version for planned in self.statistics), default=1),
             "dataset": self.dataset.to_json(),
             "schema": self.schema.to_json(),
             "statistics": [planned.to_json() for planned in self.statistics],
@@ -449,7 +553,7 @@ class ReleasePlan:
         return cls(
             dataset=DatasetDescription.from_json(data.get("dataset")),
             schema=Schema.from_json(data.get("schema")),
-            statistics=tuple(PlannedStatistic.from_json(s, i) for i, s in enumerate(statistics)),
+            statistics=tuple(_entry_from_json(s, i) for i, s in enumerate(statistics)),
             total=Budget.from_json(data.get("total_budget"), "The plan's total budget"),
             confidence=float(confidence),
             reliability=ReliabilityRule.from_json(data.get("reliability")),

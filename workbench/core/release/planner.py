@@ -14,9 +14,11 @@ from typing import Sequence
 from workbench.core.data import Schema
 from workbench.core.errors import Place, PlanError
 from workbench.core.privacy import MechanismKind
-from workbench.core.release.plan import Budget, PlannedStatistic, ReleasePlan
+from workbench.core.release.plan import Budget, PlannedStatistic, PlannedSynthetic, ReleasePlan
 from workbench.core.release.reliability import ReliabilityRule, smallest_reliable_value
 from workbench.core.statistics import Statistic
+from workbench.core.synthetic import OnewayPreview
+from workbench.core.synthetic import preview as synthetic_oneway
 
 MIN_EPSILON, MAX_EPSILON = 1e-4, 100.0
 _SEARCH_STEPS = 16  # ε to 2e-4 relative, below the 3-digit rounding that follows
@@ -32,9 +34,29 @@ def expected_error(
     of a group of average size: the estimate divided by the number of groups. A weighted
     statistic's rows count at the smallest weight (``planning_size``): the largest error.
     """
+    if isinstance(planned, PlannedSynthetic):
+        return synthetic_preview(planned, schema, size_estimate, confidence).per_cell
     statistic = planned.statistic
     size = statistic.planning_size(schema, group_size(planned, schema, size_estimate))
     return statistic.error_bound(planned.noises(schema, verified), schema, size, confidence)
+
+
+def synthetic_preview(planned: PlannedSynthetic, schema: Schema, size_estimate: float | None,
+                      confidence: float = 0.95) -> OnewayPreview:
+    """A synthetic table's one-way noise at its ε, before anything is read: ± rows per cell, and each column's
+    expected total variation distance from the truth at the size estimate (rows: at least one per person)."""
+    cells = {axis.name: len(axis.labels) for axis in planned.statistic.axes(schema)}
+    return synthetic_oneway(planned.cost(verified=False), cells, schema, size_estimate, confidence)
+
+
+def synthetic_words(preview: OnewayPreview) -> tuple[str, str]:
+    """The preview of a synthetic table in words: (its error, its error relative to the rows)."""
+    error = f"± {preview.per_cell:,.0f} rows per one-way cell"
+    if not preview.distances:
+        return error, "needs a size estimate"
+    worst_column, worst = max(preview.distances, key=lambda d: d[1])
+    return error, (f"one-way marginals within {worst:.1%} (expected total variation distance; largest: "
+                   f"{worst_column}, at {preview.rows:,.0f} rows)")
 
 
 def group_size(planned: PlannedStatistic, schema: Schema, size_estimate: float | None) -> float | None:

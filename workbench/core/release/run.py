@@ -26,11 +26,12 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
-from workbench.core.release.plan import PlannedStatistic, ReleasePlan
+from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan
 from workbench.core.release.postprocess import MARGIN_CONSISTENCY_WORDS, consistent_with_total
 from workbench.core.release.reliability import flagged
 from workbench.core.release.tables import Measurement, consistent_table
 from workbench.core.statistics import Cell, grouping, grouping_json
+from workbench.core.synthetic import DRAWN_WORDS, SYNTHETIC_WARNINGS, SyntheticResult
 
 RESULTS_FORMAT = "dp-workbench-results"
 RESULTS_VERSION = 1
@@ -51,6 +52,7 @@ class ReleasedStatistic:
     post_processing: tuple[str, ...] = ()  # what was done to the released values, with its bias
     column_labels: tuple[tuple[str, str], ...] = ()  # (column, the file's label for it) for the columns it reads
     weighted_by: str | None = None  # the survey weight column of a weighted statistic
+    synthetic: dict[str, Any] | None = None  # a synthetic table's quality figures and settings (never its rows)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -66,6 +68,7 @@ class ReleasedStatistic:
             "post_processing": list(self.post_processing),
             **({"column_labels": dict(self.column_labels)} if self.column_labels else {}),
             **({"weighted_by": self.weighted_by} if self.weighted_by else {}),
+            **({"synthetic": self.synthetic} if self.synthetic is not None else {}),
             "cells": [
                 {"label": c.label, "value": c.value, "error": c.error, "error_unit": c.error_unit or "value", "note": c.note,
                  "raw_value": c.raw_value, "reliable": c.reliable,
@@ -104,6 +107,7 @@ class ReleasedStatistic:
             post_processing=tuple(data.get("post_processing", ())),
             column_labels=tuple((str(k), str(v)) for k, v in (data.get("column_labels") or {}).items()),
             weighted_by=data.get("weighted_by"),
+            synthetic=data.get("synthetic"),
         )
 
 
@@ -124,6 +128,12 @@ class Release:
     ledger: dict[str, Any] | None = None  # entry number and hash, dataset budget and spent after this release
     sampling: dict[str, Any] | None = None  # the amplified guarantee for the population, if a sampling rate is claimed
     reliability: dict[str, Any] | None = None  # the plan's CV thresholds for each cell's flag (ReliabilityRule)
+    # the synthetic tables' rows, by the label of their statistic: written as files once charged, never into
+    # results.json or the ledger
+    synthetic: tuple[tuple[str, SyntheticResult], ...] = field(default=(), compare=False, repr=False)
+
+    def synthetic_table(self, label: str) -> SyntheticResult | None:
+        return dict(self.synthetic).get(label)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -180,6 +190,9 @@ class Release:
             ) from None
 
 
+_RELEASED_FIELDS = tuple(f for f in ReleasedStatistic.__dataclass_fields__)
+
+
 def _cv(cell: dict[str, Any]) -> float | None:
     """A cell's CV as results.json holds it: null with a flag is a CV too large to write (a value of 0)."""
     if cell.get("cv") is not None:
@@ -187,24 +200,73 @@ def _cv(cell: dict[str, Any]) -> float | None:
     return math.inf if cell.get("flag") else None
 
 
-def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | None) -> tuple[ReleasedStatistic, ...]:
+def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | None,
+                         progress: Callable[[str], None] | None = None) -> tuple[ReleasedStatistic, ...]:
     """Every statistic of ``plan`` computed on ``table`` (or on ``data``, prepared from it already) and noised;
-    nothing is shown or recorded here."""
+    nothing is shown or recorded here. A synthetic table's rows travel beside its statistic (``_SyntheticStatistic``)
+    until ``charged_release`` has charged them."""
     calibrated = [
+        (planned, (), ()) if isinstance(planned, PlannedSynthetic) else
         (planned, planned.statistic.queries(plan.schema), planned.noises(plan.schema)) for planned in plan.statistics
     ]
     if data is None:
         assert table is not None
         data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
-    released = tuple(_release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated)
+    released = tuple(
+        _release_synthetic(planned, data, plan, progress) if isinstance(planned, PlannedSynthetic)
+        else _release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated
+    )
     consistent = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
     return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
         replace(r, cells=tuple(flagged(c, plan.reliability, plan.confidence) for c in r.cells)) for r in consistent
     )
 
 
+@dataclass(frozen=True)
+class _SyntheticStatistic(ReleasedStatistic):
+    """A synthetic table's released statistic with its rows, until the charge: then the rows move to
+    ``Release.synthetic`` and the statistic alone goes into results and the ledger."""
+
+    rows: SyntheticResult | None = field(default=None, compare=False, repr=False)
+
+
+def _release_synthetic(planned: PlannedSynthetic, data: Engine, plan: ReleasePlan,
+                       progress: Callable[[str], None] | None) -> ReleasedStatistic:
+    from workbench.core.synthetic.fit import release_synthetic  # Polars, Private-PGM and JAX: only when used
+
+    table, cost = planned.statistic, planned.cost()
+    result = release_synthetic(table, plan.schema, data, cost, progress)
+    cells = tuple(
+        Cell(" / ".join(m.columns), 100 * m.distance, None,
+             "total variation distance, in % of rows, between the synthetic rows' marginal and the noisy measured one"
+             + (" (one-way)" if m.one_way else f" ({len(m.columns)}-way, chosen by the algorithm or kept)"))
+        for m in result.marginals
+    )
+    return _SyntheticStatistic(
+        label=table.label, type=table.type_name, column=None, by=(), mechanism=planned.mechanism.value,
+        epsilon=cost.epsilon, delta=cost.delta, method=table.method(plan.schema),
+        noise=tuple(planned.events(plan.schema)), cells=cells,
+        post_processing=(DRAWN_WORDS,),
+        column_labels=tuple((name, plan.schema.column(name).label) for name in table.columns
+                            if plan.schema.column(name).label),
+        synthetic={
+            "columns": list(table.columns), "rows": result.rows, "rows_asked": table.rows,
+            "rows_counted": result.counted_rows, "rows_capped": result.capped, "algorithm": table.algorithm,
+            "numeric_values": table.numeric_values, "keep": [list(g) for g in table.keep],
+            "edges": {name: list(edges) for name, edges in table.edges},
+            "measure": "zero-concentrated DP" if cost.rho is not None else "pure ε-DP",
+            **({"rho": cost.rho} if cost.rho is not None else {}),
+            "one_way_noise_scale": result.oneway_scale,
+            "marginals": [m.to_json() for m in result.marginals],
+            "warnings": list(SYNTHETIC_WARNINGS),
+        },
+        rows=result,
+    )
+
+
 def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None,
-            data: Engine | None = None) -> Release:
+            data: Engine | None = None, progress: Callable[[str], None] | None = None,
+            before_charge: Callable[[], None] | None = None) -> Release:
     """Release every statistic of ``plan`` on ``table``, charged to ``ledger`` before it is returned.
 
     The dataset is the plan's dataset name; a dataset the ledger does not know yet is
@@ -212,6 +274,8 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
     A ``FileSource`` is a file read out of core: ``data`` is then its prepared data (``OutOfCoreData`` or
     ``SparkData`` for ``plan.used_schema()``), which also gives the table's content digest, the same as the
     in-memory engine's for the same table (``data.fingerprint``).
+    ``progress`` hears what a long step is doing (a synthetic table's fit); ``before_charge`` is called once the
+    values are computed, before the ledger is charged: it may raise ``Cancelled``, and then nothing is spent.
     """
     plan.validate()
 
@@ -219,20 +283,22 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
         if isinstance(table, FileSource):
             if not isinstance(data, SqlData):
                 raise ValueError("a file read out of core is released from its prepared data")
-            return ledger.content_fingerprint_of(data.content_digest()), _released_statistics(plan, None, data)
+            return ledger.content_fingerprint_of(data.content_digest()), _released_statistics(plan, None, data, progress)
         # the table's content fingerprint (the same data from another file or format) is hashed alongside the
         # statistics: DuckDB, numpy and pandas leave the interpreter lock while they work
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-fingerprint") as pool:
             content = pool.submit(ledger.content_fingerprint, table.frame)
-            released = _released_statistics(plan, table, data)
+            released = _released_statistics(plan, table, data, progress)
             return content.result(), released
 
-    return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute)
+    return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
+                           before_charge)
 
 
 def charged_release(
     table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None,
     events: list[MechanismEvent], cost: Guarantee, compute: Callable[[], tuple[str | None, tuple[ReleasedStatistic, ...]]],
+    before_charge: Callable[[], None] | None = None,
 ) -> Release:
     """The ledger's part of every release (statistics, bounds help, categories from the data): recognise the data,
     refuse what the ledger would refuse before anything is read, then ``compute`` the noisy statistics (and the
@@ -255,6 +321,11 @@ def charged_release(
         ledger.check_terms(name, terms)  # refuse before reading any data; the charge checks again
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
     content_fingerprint, released = compute()
+    synthetic = tuple((s.label, s.rows) for s in released if isinstance(s, _SyntheticStatistic) and s.rows is not None)
+    released = tuple(ReleasedStatistic(**{f: getattr(s, f) for f in _RELEASED_FIELDS}) if isinstance(s, _SyntheticStatistic)
+                     else s for s in released)
+    if before_charge is not None:
+        before_charge()  # may stop here: nothing is charged, and the values are dropped unseen
 
     result = Release(
         dataset_name=plan.dataset.name,
@@ -284,6 +355,7 @@ def charged_release(
     }
     return replace(
         result,
+        synthetic=synthetic,
         sampling=sampling,
         ledger={
             "entry": entry.seq,

@@ -42,6 +42,24 @@ def bars_with_errors(labels: Sequence[str], values: Sequence[float], errors: Seq
     return _png(figure)
 
 
+def paired_bars(labels: Sequence[str], synthetic: Sequence[float], measured: Sequence[float], title: str) -> bytes:
+    """A synthetic table's marginal (shares) beside the noisy measured one, cell by cell."""
+    width = min(max(4.5, 0.35 * len(labels) + 1.5), 9.0)
+    figure = Figure(figsize=(width, 2.8))
+    axes = figure.add_subplot()
+    positions = np.arange(len(labels))
+    axes.bar(positions - 0.2, synthetic, width=0.4, color=BLUE, label="synthetic rows")
+    axes.bar(positions + 0.2, measured, width=0.4, color="#e0a030", label="measured (noisy)")
+    axes.set_xticks(positions, labels, rotation=45 if len(labels) > 4 or max(map(len, labels), default=0) > 10 else 0,
+                    ha="right" if len(labels) > 4 else "center", fontsize=7)
+    axes.set_ylabel("share of rows", fontsize=8)
+    axes.set_title(title, fontsize=10)
+    axes.tick_params(axis="y", labelsize=8)
+    axes.grid(axis="y", alpha=0.3)
+    axes.legend(fontsize=7)
+    return _png(figure)
+
+
 def quantiles_with_errors(
     levels: Sequence[float],
     values: Sequence[float],

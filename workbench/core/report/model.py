@@ -15,6 +15,7 @@ from workbench.core.release import Flag, Release, ReleasedStatistic, software_in
 from workbench.core.report import figures as report_figures
 from workbench.core.report.numbers import error_words, released_number, reliability_words
 from workbench.core.statistics import SAMPLING_ERROR_WORDS
+from workbench.core.synthetic import synthetic_quality_lines
 
 REFERENCES = {
     "dwork-roth": "C. Dwork and A. Roth. The Algorithmic Foundations of Differential Privacy. Foundations and "
@@ -32,6 +33,12 @@ REFERENCES = {
     "bbg18": "B. Balle, G. Barthe and M. Gaboardi. Privacy Amplification by Subsampling: Tight Analyses via "
     "Couplings and Divergences. NeurIPS 2018.",
     "opendp": "The OpenDP Library, version 0.16 (opendp.org): every noise value is drawn by its samplers.",
+    "mst": "R. McKenna, G. Miklau and D. Sheldon. Winning the NIST Contest: A scalable and general approach to "
+    "differentially private synthetic data. Journal of Privacy and Confidentiality 11(3), 2021 (MST).",
+    "aim": "R. McKenna, B. Mullins, D. Sheldon and G. Miklau. AIM: An Adaptive and Iterative Mechanism for "
+    "Differentially Private Synthetic Data. VLDB 2022.",
+    "pgm": "R. McKenna, D. Sheldon and G. Miklau. Graphical-model based estimation and inference for differential "
+    "privacy. ICML 2019 (Private-PGM).",
 }
 
 MECHANISM_WORDS = {
@@ -68,6 +75,7 @@ class StatisticSection:
     rows: tuple[ReportRow, ...]
     pictures: tuple[Picture, ...]
     columns: str = ""  # the file's labels of the columns it reads: "wage: Weekly wage (USD)"
+    quality: tuple[str, ...] = ()  # a synthetic table: what it holds, how to read its distances, what it does not keep
 
 
 @dataclass(frozen=True)
@@ -114,6 +122,9 @@ def build_report(release: Release, title: str | None = None) -> Report:
         used.add("pf")
     if release.sampling:
         used.add("bbg18")
+    for statistic in release.statistics:
+        if statistic.synthetic:
+            used |= {"pgm", statistic.synthetic.get("algorithm", "mst")}
     return Report(
         title=title or release.dataset_name,
         dataset=release.dataset_name,
@@ -171,7 +182,11 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
         rows=rows,
         pictures=_pictures(statistic, confidence, count),
         columns="; ".join(f"{name}: {label}" for name, label in statistic.column_labels),
+        quality=synthetic_quality_lines(statistic.synthetic) if statistic.synthetic else (),
     )
+
+
+QUALITY_SHOWN = 4  # bar charts of a synthetic table: its worst one-way marginals and first measured relationship
 
 
 SUPPRESSED = Flag.SUPPRESS.value  # as results.json writes it
@@ -223,12 +238,34 @@ def _pictures(statistic: ReleasedStatistic, confidence: float, count: float | No
                 report_figures.quantiles_with_errors(levels, [c.value for c in cells], level_error, statistic.label,
                                                      statistic.column or "value", intervals),
             ))
-    if statistic.noise:
+    if statistic.type == "synthetic" and statistic.synthetic:
+        pictures.extend(_synthetic_pictures(statistic))
+    elif statistic.noise:
         pictures.append(Picture(
             f"{statistic.label}: the distribution of the noise of each query (public: it depends on the scale only).",
             report_figures.noise_distributions(statistic.noise, confidence, f"Noise of {statistic.label}"),
         ))
     return tuple(pictures)
+
+
+def _synthetic_pictures(statistic: ReleasedStatistic) -> list[Picture]:
+    """A few marginals, synthetic shares next to the noisy measured ones: the one-way marginals farthest apart, and
+    the first relationship measured (at most 40 cells drawn, the rest said)."""
+    marginals = statistic.synthetic.get("marginals", []) if statistic.synthetic else []
+    one_way = sorted((m for m in marginals if m["one_way"]), key=lambda m: -m["total_variation_distance"])
+    chosen = one_way[: QUALITY_SHOWN - 1] + [m for m in marginals if not m["one_way"]][:1]
+    pictures = []
+    for m in chosen:
+        shown = 40
+        name = " × ".join(m["columns"])
+        pictures.append(Picture(
+            f"{name}: shares of the synthetic rows beside the noisy measured shares (total variation distance "
+            f"{100 * m['total_variation_distance']:.2g}% of rows)." + (f" The first {shown} of {len(m['labels'])} cells are drawn."
+                                                         if len(m["labels"]) > shown else ""),
+            report_figures.paired_bars(m["labels"][:shown], m["synthetic"][:shown], m["measured"][:shown],
+                                       f"{name}: synthetic and measured"),
+        ))
+    return pictures
 
 
 LEVEL_WORDS = {"median": 0.5}  # other levels are written "25th percentile" (statistics.quantiles.level_words)
@@ -308,6 +345,17 @@ def _methodology(release: Release, mechanisms: set[str]) -> tuple[str, ...]:
             "Weighted statistics sum each row's survey weight (or weight times value), clamped into the weight's "
             "public bounds, so one person's rows move them by at most their number times the largest product. "
             + SAMPLING_ERROR_WORDS
+        )
+    if any(statistic.type == "synthetic" for statistic in release.statistics):
+        lines.append(
+            "Synthetic microdata: OpenDP's contingency table (make_contingency_table) measured, with noise, every "
+            "column's one-way marginal over its public cells (half of its budget), then chose pairs of columns "
+            "(MST: a tree that connects every column, by noisy selection; AIM: adaptively, by how poorly the model "
+            "fits them) and measured them with the rest; relationships the plan asked to keep are measured first. "
+            "Private-PGM fitted a graphical model to all measured marginals, and the rows were drawn from it "
+            "(post-processing, which costs no ε). The privacy analysis is OpenDP's own map of the whole measurement. "
+            "The quality figures compare the synthetic rows with the noisy measurements only: the real rows are "
+            "never compared with anything."
         )
     if any(statistic.type == "proportion" for statistic in release.statistics):
         lines.append(

@@ -133,6 +133,9 @@ def render_pdf(report: Report, paper: str = "a4") -> bytes:
         story.append(p(details, "small"))
         if section.post_processing:
             story.append(p("Post-processing: " + " ".join(section.post_processing), "small"))
+        if section.quality:
+            story.append(p("Quality of the synthetic table", "h3"))
+            story.extend(p(line, "small") for line in section.quality)
         for picture in section.pictures:
             story.append(_figure(picture, width, styles))
 

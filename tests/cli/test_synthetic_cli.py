@@ -1,0 +1,71 @@
+"""dp-workbench release writes a plan's synthetic table as synthetic.csv (and the chosen formats) next to results.json,
+after the charge; dp-workbench report includes its quality section; a format that cannot hold the rows asked for is
+refused before anything is spent (issue 36)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.cli import main
+from workbench.core.release.ledger import Ledger
+
+
+PLAN = {
+    "format": "dp-workbench-plan", "version": 2,
+    "dataset": {"name": "Tiny survey", "size_estimate": 2000},
+    "schema": {"columns": [
+        {"name": "region", "kind": "categorical", "categories": ["North", "South"], "outside": "drop"},
+        {"name": "sex", "kind": "categorical", "categories": ["f", "m"], "outside": "drop"},
+        {"name": "age", "kind": "numeric", "lower": 0, "upper": 100},
+    ], "privacy_unit": {"id_column": None, "max_rows_per_person": 1}, "neighbouring": "add_remove"},
+    "statistics": [{"type": "synthetic", "columns": ["region", "sex", "age"], "edges": {"age": [18, 65]},
+                    "rows": 500, "keep": [], "numeric_values": "interval", "algorithm": "mst",
+                    "mechanism": "gaussian", "epsilon": 1.0, "delta": 1e-7}],
+    "total_budget": {"epsilon": 1.0, "delta": 1e-7},
+}
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(2)
+    data = tmp_path / "tiny.csv"
+    pd.DataFrame({"region": rng.choice(["North", "South"], 2000, p=[0.7, 0.3]), "sex": rng.choice(["f", "m"], 2000),
+                  "age": rng.integers(0, 100, 2000)}).to_csv(data, index=False)
+    plan = tmp_path / "tiny.plan.json"
+    plan.write_text(json.dumps(PLAN))
+    return data, plan
+
+
+def test_release_writes_synthetic_csv_and_formats_and_the_report_has_its_quality(files, tmp_path, capsys):
+    data, plan = files
+    ledger = tmp_path / "ledger.sqlite"
+    out = tmp_path / "out"
+    assert main(["release", str(data), "--plan", str(plan), "--out", str(out), "--dataset-budget", "2", "1e-6",
+                 "--ledger", str(ledger), "--synthetic-format", "parquet", "sav"]) == 0
+    printed = capsys.readouterr()
+    assert "Wrote the synthetic microdata" in printed.out and "fitting the model" in printed.err
+    frame = pd.read_csv(out / "synthetic.csv")
+    assert len(frame) == 500 and set(frame["age"]) <= {"[0, 18)", "[18, 65)", "[65, 100]"}
+    assert (out / "synthetic.parquet").exists() and (out / "synthetic.sav").exists()
+    results = json.loads((out / "results.json").read_text())
+    assert results["statistics"][0]["synthetic"]["rows"] == 500 and "age" not in json.dumps(results["ledger"])
+    assert Ledger(ledger).dataset("Tiny survey").releases == 1
+    assert main(["report", str(out / "results.json"), "--out", str(tmp_path / "report"), "--format", "html"]) == 0
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert "Quality of the synthetic table" in html and "total variation distance" in html
+    assert "holds no real person" in html and html.count("<img") >= 4  # profile and the marginals' bars
+
+
+def test_excel_that_cannot_hold_the_rows_is_refused_before_anything_is_spent(files, tmp_path, capsys):
+    data, plan = files
+    many = dict(PLAN, statistics=[{**PLAN["statistics"][0], "rows": 2_000_000}])
+    plan.write_text(json.dumps(many))
+    ledger = tmp_path / "ledger.sqlite"
+    assert main(["release", str(data), "--plan", str(plan), "--out", str(tmp_path / "out"), "--dataset-budget", "2",
+                 "1e-6", "--ledger", str(ledger), "--synthetic-format", "xlsx"]) == 2
+    assert "Excel sheet holds at most" in capsys.readouterr().err
+    assert not ledger.exists() or not Ledger(ledger).has_dataset("Tiny survey")

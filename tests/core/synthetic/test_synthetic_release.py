@@ -1,0 +1,175 @@
+"""Releasing a synthetic table (issue 36): charged to the ledger before anything is returned, as one event that the
+ledger composes and refuses when it would overspend; the ledger keeps the plan and the quality figures, never rows;
+Cancel before the charge spends nothing; every engine feeds OpenDP the same prepared rows; the files are written
+with the input's labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyreadstat
+import pytest
+
+from workbench.core.data import load_table, prepare
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.errors import Cancelled, WorkbenchError
+from workbench.core.privacy import Guarantee
+from workbench.core.release.ledger import Ledger
+from workbench.core.release.plan import ReleasePlan
+from workbench.core.release.run import release
+from workbench.core.report.synthetic_files import check_formats, write_synthetic
+from workbench.core.synthetic import SyntheticTable
+from workbench.core.synthetic.fit import _joint_counts, _rows_frame
+
+
+ROWS = 3000
+PLAN = {
+    "format": "dp-workbench-plan", "version": 2,
+    "dataset": {"name": "Small survey", "size_estimate": ROWS},
+    "schema": {"columns": [
+        {"name": "person", "kind": "identifier"},
+        {"name": "region", "kind": "categorical", "categories": ["North", "South", "East"], "outside": "drop",
+         "label": "Region of residence"},
+        {"name": "employed", "kind": "categorical", "categories": ["yes", "no"], "outside": "other"},
+        {"name": "age", "kind": "numeric", "lower": 0, "upper": 100, "missing": {"action": "drop"}},
+    ], "privacy_unit": {"id_column": "person", "max_rows_per_person": 2}, "neighbouring": "add_remove"},
+    "statistics": [
+        {"type": "count", "mechanism": "laplace", "epsilon": 0.2},
+        {"type": "synthetic", "columns": ["region", "employed", "age"], "edges": {"age": [18, 65]},
+         "rows": None, "keep": [], "numeric_values": "uniform", "algorithm": "mst", "mechanism": "gaussian",
+         "epsilon": 1.0, "delta": 1e-7},
+    ],
+    "total_budget": {"epsilon": 1.2, "delta": 1e-7},
+}
+
+
+def _survey(path: Path) -> Path:
+    rng = np.random.default_rng(36)
+    people = np.arange(ROWS // 2).repeat(2)  # two rows a person
+    age = rng.integers(0, 100, ROWS).astype(float)
+    age[rng.random(ROWS) < 0.02] = np.nan
+    frame = pd.DataFrame({"person": people, "region": rng.choice(["North", "South", "East", "west"], ROWS,
+                                                                  p=[0.6, 0.25, 0.1, 0.05]),
+                          "employed": np.where(age < 18, "no", rng.choice(["yes", "no", "maybe"], ROWS)), "age": age})
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("synthetic")
+    data = _survey(folder / "survey.csv")
+    ledger = Ledger(folder / "ledger.sqlite")
+    plan = ReleasePlan.from_json(PLAN)
+    heard: list[str] = []
+    result = release(load_table(data), plan, ledger, Guarantee(3.0, 1e-6, "total"), progress=heard.append)
+    return result, ledger, plan, data, heard
+
+
+def test_the_release_is_charged_as_one_event_and_the_ledger_keeps_quality_never_rows(released):
+    result, ledger, plan, _, heard = released
+    record = ledger.dataset("Small survey")
+    assert record.releases == 1 and record.spent.epsilon <= 1.2 + 1e-9
+    assert result.ledger is not None and result.ledger["entry"] >= 1  # charged before it was returned
+    (entry,) = [e for e in ledger.entries("Small survey") if e.kind == "release"]
+    stored = json.dumps(entry.data)
+    synthetic = entry.data["release"]["statistics"][1]
+    assert synthetic["type"] == "synthetic" and len(synthetic["noise"]) == 1
+    assert {m["columns"][0] for m in synthetic["synthetic"]["marginals"] if m["one_way"]} == {"region", "employed", "age"}
+    table = result.synthetic_table(synthetic["label"])
+    assert table is not None and table.rows == synthetic["synthetic"]["rows"]
+    assert abs(table.rows - 2793) < 250  # complete rows: 95% in a listed region, 98% with an age; a noisy count
+    # no row of the synthetic table is stored: its ages (whole numbers drawn in the intervals) appear nowhere
+    assert "frame" not in stored and len(stored) < 40_000
+    assert entry.data["plan"]["statistics"][1]["type"] == "synthetic"
+    assert any("fitting the model" in words for words in heard)
+
+
+def test_the_rows_hold_only_public_cells_and_values_in_their_intervals(released):
+    result, *_ = released
+    frame = result.synthetic[0][1].frame
+    assert set(frame["region"].astype(str)) <= {"North", "South", "East"}
+    assert set(frame["employed"].astype(str)) <= {"yes", "no", "(other)"}
+    assert frame["age"].between(0, 100).all() and (frame["age"] == frame["age"].round()).all()
+    share = frame["region"].astype(str).value_counts(normalize=True)
+    assert abs(share["North"] - 0.6 / 0.95) < 0.05  # the skewed marginal is kept
+
+
+def test_a_release_that_would_overspend_is_refused_before_reading_and_nothing_changes(released, tmp_path):
+    _, ledger, plan, data, _ = released
+    before = ledger.dataset("Small survey")
+    greedy = ReleasePlan.from_json({**PLAN, "statistics": [{**PLAN["statistics"][1], "epsilon": 5.0}],
+                                    "total_budget": {"epsilon": 5.0, "delta": 1e-7}})
+
+    def never_read() -> tuple:
+        raise AssertionError("the data were read")
+
+    import workbench.core.release.run as run
+
+    original, run._released_statistics = run._released_statistics, lambda *args, **kwargs: never_read()
+    try:
+        with pytest.raises(WorkbenchError, match="budget|exceed|over"):
+            release(load_table(data), greedy, ledger)
+    finally:
+        run._released_statistics = original
+    assert ledger.dataset("Small survey") == before
+
+
+def test_cancel_before_the_charge_spends_nothing(tmp_path):
+    data = _survey(tmp_path / "survey.csv")
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+
+    def stop() -> None:
+        raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
+
+    with pytest.raises(Cancelled):
+        release(load_table(data), ReleasePlan.from_json(PLAN), ledger, Guarantee(3.0, 1e-6, "total"),
+                before_charge=stop)
+    assert not ledger.has_dataset("Small survey")
+
+
+def test_every_engine_gives_opendp_the_same_prepared_rows(released):
+    """In memory and out of core (DuckDB on the file), the same counts of every combination of cells: each
+    value read by itself, each person's first k rows, rows missing a column left out."""
+    _, _, plan, data, _ = released
+    table = plan.statistics[1].statistic
+    axes = table.axes(plan.schema)
+    memory = _joint_counts(prepare(load_table(data), plan.used_schema()), axes)
+    with OutOfCoreData(file_source(data), plan.used_schema()) as engine:
+        disk = _joint_counts(engine, axes)
+    assert memory.cells.tolist() == disk.cells.tolist() and list(memory.totals) == list(disk.totals)
+    rows = _rows_frame(memory, axes).collect()
+    assert len(rows) == sum(memory.totals) and rows.columns == ["region", "employed", "age"]
+
+
+def test_the_files_carry_the_inputs_labels(released, tmp_path):
+    result, *_ = released
+    written = write_synthetic(result, tmp_path, ["sav", "dta", "parquet", "xlsx"],
+                              {"region": {1: "North", 2: "South", 3: "East"}})
+    assert [p.name for p in written] == ["synthetic.csv", "synthetic.sav", "synthetic.dta", "synthetic.parquet",
+                                         "synthetic.xlsx"]
+    rows = result.synthetic[0][1].rows
+    assert len(pd.read_csv(tmp_path / "synthetic.csv")) == rows
+    for suffix in ("sav", "dta"):
+        frame, meta = (pyreadstat.read_sav if suffix == "sav" else pyreadstat.read_dta)(str(tmp_path / f"synthetic.{suffix}"))
+        assert len(frame) == rows
+        assert meta.variable_value_labels["region"] == {1: "North", 2: "South", 3: "East"}  # the input's codes
+        assert meta.column_names_to_labels["region"] == "Region of residence"
+        assert set(meta.variable_value_labels["employed"].values()) == {"yes", "no", "(other)"}
+    assert len(pd.read_parquet(tmp_path / "synthetic.parquet")) == rows
+    with pytest.raises(WorkbenchError, match="Excel sheet holds at most"):
+        check_formats(["xlsx"], 2_000_000)
+
+
+def test_aim_runs_too(tmp_path):
+    data = _survey(tmp_path / "survey.csv")
+    plan = ReleasePlan.from_json({**PLAN, "statistics": [{**PLAN["statistics"][1], "algorithm": "aim",
+                                                          "columns": ["region", "employed"], "edges": {},
+                                                          "rows": 500}],
+                                  "total_budget": {"epsilon": 1.0, "delta": 1e-7}})
+    result = release(load_table(data), plan, Ledger(tmp_path / "ledger.sqlite"), Guarantee(3.0, 1e-6, "total"))
+    assert result.synthetic[0][1].rows == 500 and "AIM" in result.statistics[0].method
+    assert isinstance(plan.statistics[0].statistic, SyntheticTable)

@@ -1,0 +1,294 @@
+"""Release a synthetic table: OpenDP's contingency table on the prepared rows, rows drawn from its model.
+
+1. **What OpenDP reads.** The engine that prepared the data (numpy in memory, DuckDB out of core, Spark)
+   counts the rows in every combination of the columns' public cells, one exact aggregate like a
+   cross-tabulation's (``Aggregate``): each value read by itself (``core/data/reading.py``), each person's
+   first k rows, numeric values clamped and cut at the public edges, rows missing a column or outside a
+   list that drops them left out. These counts are turned back into rows of cell numbers (a Polars
+   LazyFrame) for OpenDP. So OpenDP sees exactly what every statistic sees, from the same reading rule,
+   whichever engine read the file: no second reader (Polars' own CSV reader infers a column's type from
+   all of its values, which DESIGN rule 3 forbids), and a file larger than memory is aggregated by DuckDB
+   or Spark without being loaded.
+2. **The measurement.** ``opendp.extras.mbi.make_contingency_table`` with every column's public cells as
+   keys (so no key is discovered from the data, and the release is pure zCDP or pure ε-DP), MST or AIM, a
+   person's distance of k rows (2k under substitute). Its privacy map is OpenDP's; the map is checked
+   against the budget before the data are touched. Relationships the user asked to keep are measured
+   first (``Fixed``), then the algorithm chooses the rest (``Sequential``).
+3. **The rows** are drawn from the fitted Private-PGM model (post-processing). OpenDP adds a cell for a
+   missing value to every column; no prepared row has one, so the model is conditioned on every value
+   lying in its public cells before rows are drawn. A numeric cell is written as its interval, or as a value
+   drawn uniformly inside it.
+4. **Quality**: for every one-way marginal and every marginal the algorithm measured, the total variation
+   distance between the synthetic rows' marginal and the noisy measured one (both are DP outputs: no
+   private value is compared). The private rows are never compared with anything.
+
+Polars, Private-PGM and JAX are imported here only, when a synthetic table is released: the app starts
+without them.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import warnings
+from fractions import Fraction
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.data import Schema
+from workbench.core.data.aggregates import Aggregate, Answer, Engine
+from workbench.core.errors import BudgetError, WorkbenchError
+from workbench.core.synthetic.budget import SyntheticCost, rows_per_person
+from workbench.core.synthetic.result import Marginal, SyntheticResult
+from workbench.core.synthetic.table import MAX_ROWS, Axis, SyntheticTable
+
+RETRIES = 5  # attempts at a budget a few units in the last place smaller, for OpenDP's rounding (MST only)
+NULL_LOG_POTENTIAL = -1e30  # the model's log-potential of a value outside the public cells: probability 0
+
+
+def _joint_counts(engine: Engine, axes: tuple[Axis, ...]) -> Answer:
+    """The prepared rows counted in every combination of the columns' public cells (complete rows only)."""
+    return engine.aggregate(Aggregate(rows=tuple(a.name for a in axes), parts=tuple(a.part for a in axes)))
+
+
+def _rows_frame(answer: Answer, axes: tuple[Axis, ...]):
+    """A Polars LazyFrame with one row per prepared row: each column's cell number (UInt32)."""
+    import polars as pl
+
+    sizes = [len(axis.labels) for axis in axes]
+    strides = [math.prod(sizes[i + 1:]) for i in range(len(sizes))]
+    cells = pl.LazyFrame({"cell": np.asarray(answer.cells, dtype=np.int64),
+                          "count": np.asarray([int(t) for t in answer.totals], dtype=np.int64)})
+    rows = cells.select(pl.col("cell").repeat_by(pl.col("count"))).explode("cell")
+    return rows.select([((pl.col("cell") // stride) % size).cast(pl.UInt32).alias(axis.name)
+                        for axis, stride, size in zip(axes, strides, sizes)])
+
+
+def _algorithm(table: SyntheticTable):
+    from opendp.extras import mbi
+
+    chosen = mbi.MST() if table.algorithm == "mst" else mbi.AIM()
+    if not table.keep:
+        return chosen
+    fixed = mbi.Fixed(queries=[mbi.Count(group) for group in table.keep])
+    return mbi.Sequential(algorithms=[fixed, chosen], weights=[len(table.keep), len(table.columns) - 1])
+
+
+@dataclass(frozen=True)
+class MeasurementInputs:
+    """What OpenDP's measurement is built from, all public: the domain of rows of cell numbers, the distance one
+    person moves them (k rows, 2k under substitute), the measure and budget, each column's keys (its cells)."""
+
+    domain: Any
+    metric: Any
+    measure: Any
+    d_in: list
+    budget: float
+    keys: dict[str, list[int]]
+
+
+def measurement_inputs(axes: tuple[Axis, ...], schema: Schema, cost: SyntheticCost) -> MeasurementInputs:
+    # OpenDP's modules by name: ``opendp.prelude`` would also import scikit-learn and the other extras
+    from opendp.domains import atom_domain, lazyframe_domain, series_domain
+    from opendp.extras.polars import Bound
+    from opendp.measures import max_divergence, zero_concentrated_divergence
+    from opendp.metrics import frame_distance, symmetric_distance
+    from opendp.mod import enable_features
+
+    enable_features("contrib")
+    return MeasurementInputs(
+        domain=lazyframe_domain([series_domain(a.name, atom_domain(T="u32")) for a in axes]),
+        metric=frame_distance(symmetric_distance()),
+        measure=zero_concentrated_divergence() if cost.rho is not None else max_divergence(),
+        d_in=[Bound(per_group=rows_per_person(schema))],
+        budget=cost.budget,
+        keys={a.name: list(range(len(a.labels))) for a in axes},
+    )
+
+
+def _prior(x: float) -> float:
+    return math.nextafter(x, -math.inf)
+
+
+def _added_up(a: float, b: float) -> float:
+    """a + b rounded towards +∞, as OpenDP adds privacy losses."""
+    exact = Fraction(a) + Fraction(b)
+    nearest = float(exact)
+    return nearest if Fraction(nearest) >= exact else math.nextafter(nearest, math.inf)
+
+
+def _mst_budget_fits(budget: float, columns: int) -> bool:
+    """Whether OpenDP 0.16's MST can spend ``budget`` without refusing itself: it splits its selection budget d into
+    n = columns - 1 equal parts, each the float below d / n, and their sum rounded up can exceed d by one unit in the
+    last place ("insufficient budget for query"). The same arithmetic as make_contingency_table and MST, on public
+    numbers only."""
+    multiway = _prior(_prior(budget - budget * 0.5))
+    select = _prior(_prior(multiway - multiway * 0.9))
+    part, total = _prior(select / (columns - 1)), 0.0
+    for _ in range(columns - 1):
+        total = _added_up(total, part)
+    return total <= select
+
+
+def workable_budget(table: SyntheticTable, budget: float) -> float:
+    """The budget itself, or the nearest below it (within a millionth) that OpenDP's MST spends without refusing
+    itself for rounding (``_mst_budget_fits``); the ledger is charged the budget planned, never less."""
+    if table.algorithm != "mst" or table.keep:
+        return budget
+    for step in range(1000):
+        candidate = budget * (1 - 1e-9 * step)
+        if _mst_budget_fits(candidate, len(table.columns)):
+            return candidate
+    return budget
+
+
+def measurement(table: SyntheticTable, axes: tuple[Axis, ...], schema: Schema, cost: SyntheticCost,
+                budget: float | None = None):
+    """OpenDP's contingency-table measurement for these public cells (touches no data), its one-way scale, and the
+    person's distance it is for. Refuses if OpenDP's privacy map states more than the budget."""
+    from opendp.extras import mbi
+
+    inputs = measurement_inputs(axes, schema, cost)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        made, scale, _threshold = mbi.make_contingency_table(
+            inputs.domain, inputs.metric, inputs.measure, d_in=inputs.d_in,
+            d_out=workable_budget(table, inputs.budget) if budget is None else budget, keys=inputs.keys,
+            algorithm=_algorithm(table))
+    stated = made.map(inputs.d_in)
+    if stated > cost.budget * (1 + 1e-9):
+        raise BudgetError(f"{table.label}: OpenDP's privacy map states {stated:g}, more than the {cost.budget:g} "
+                          "planned. Nothing was released.")
+    return made, (math.nan if scale is None else float(scale)), inputs.d_in
+
+
+def release_synthetic(table: SyntheticTable, schema: Schema, engine: Engine, cost: SyntheticCost,
+                      progress: Callable[[str], None] | None = None) -> SyntheticResult:
+    """Measure, fit and draw the synthetic table from ``engine``'s prepared rows. The noisy answers exist only
+    here until the caller has charged the ledger."""
+    say = progress or (lambda _words: None)
+    axes = table.axes(schema)
+    say("counting the rows in each combination of cells")
+    rows = _rows_frame(_joint_counts(engine, axes), axes)
+    budget = workable_budget(table, cost.budget)
+    for attempt in range(RETRIES + 1):
+        say("building OpenDP's measurement")
+        made, scale, _ = measurement(table, axes, schema, cost, budget)
+        say(f"measuring the marginals and fitting the model ({table.algorithm.upper()})")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                contingency = made(rows)
+            break
+        except Exception as exc:  # OpenDP raises its own exception type through its callbacks
+            if "insufficient budget" not in str(exc) or table.algorithm != "mst" or attempt == RETRIES:
+                raise WorkbenchError(
+                    f"{table.label}: OpenDP stopped the release ({_first_line(exc)}). Nothing was released and no "
+                    "budget was spent. Try a slightly different ε, or the other algorithm."
+                ) from None
+            # MST's budget arithmetic depends on public numbers only: the stop says nothing about the data, and the
+            # stopped attempt's values are dropped unseen. A budget a little smaller (never charged less) avoids it.
+            budget *= 1 - 1e-9 * (attempt + 1)
+    model = _conditioned(contingency.model, axes)
+    counted = float(model.total)
+    wanted = table.rows if table.rows is not None else max(1, int(round(counted)))
+    capped = table.rows is None and wanted > MAX_ROWS
+    wanted = min(wanted, MAX_ROWS)
+    say(f"drawing {wanted:,} rows")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        codes = model.synthetic_data(wanted, "round").df
+    codes = {a.name: np.asarray(codes[a.name], dtype=np.int64) for a in axes}
+    if any(int(c.max(initial=0)) >= len(a.labels) for a, c in zip(axes, codes.values())):
+        raise WorkbenchError("The fitted model drew a value outside the public cells; nothing was released.")
+    marginals = _quality(contingency.marginals, axes, codes, scale, cost)
+    frame = _values(axes, codes, table.numeric_values)
+    return SyntheticResult(table, frame, marginals, scale, counted, capped)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return next((line for line in lines if "insufficient" in line or "Error" in line), lines[-1] if lines else repr(exc))
+
+
+def _conditioned(model, axes: tuple[Axis, ...]):
+    """The model conditioned on every column lying in its public cells: OpenDP's extra cell for a missing value
+    (the last of each column) gets probability 0. Post-processing of the fitted model."""
+    import jax.numpy as jnp
+    from mbi import MarkovRandomField
+
+    potentials = model.potentials
+    arrays = dict(potentials.arrays)
+    for axis in axes:
+        clique = next(c for c in potentials.cliques if axis.name in c)
+        factor = arrays[clique]
+        where = [slice(None)] * len(clique)
+        where[clique.index(axis.name)] = len(axis.labels)  # the missing-value cell
+        arrays[clique] = type(factor)(factor.domain, jnp.asarray(factor.values).at[tuple(where)].set(NULL_LOG_POTENTIAL))
+    conditioned = type(potentials)(potentials.domain, list(potentials.cliques), arrays)
+    return MarkovRandomField(potentials=conditioned, marginals=model.marginals, total=model.total)
+
+
+def _quality(measured, axes: tuple[Axis, ...], codes: dict[str, np.ndarray], scale: float,
+             cost: SyntheticCost) -> tuple[Marginal, ...]:
+    """Every measured marginal (the one-way ones first) beside the synthetic rows' marginal."""
+    by_name = {a.name: a for a in axes}
+    out = []
+    for clique in sorted(measured.cliques(), key=lambda c: (len(c), [list(by_name).index(n) for n in c])):
+        if not clique:
+            continue
+        shape = tuple(len(by_name[n].labels) for n in clique)
+        total, weight, noise = np.zeros(shape), 0.0, []
+        for m in measured.by_clique[clique]:
+            values = np.asarray(m.noisy_measurement, dtype=float)
+            if values.size != math.prod(s + 1 for s in shape):
+                continue  # a partial (prefix) measurement: none is made with public cells for every column
+            inverse = 1.0 / float(m.stddev) ** 2
+            total += inverse * values.reshape(tuple(s + 1 for s in shape))[tuple(slice(0, s) for s in shape)]
+            weight += inverse
+            noise.append(float(m.stddev))
+        if not weight:
+            continue
+        noisy = np.clip(total / weight, 0, None).ravel()
+        measured_shares = noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1.0 / noisy.size)
+        cell = np.zeros(len(next(iter(codes.values()))), dtype=np.int64)
+        for name, size in zip(clique, shape):
+            cell = cell * size + codes[name]
+        counts = np.bincount(cell, minlength=math.prod(shape)).astype(float)
+        synthetic = counts / counts.sum() if counts.sum() > 0 else counts
+        labels = [" / ".join(parts) for parts in _combinations([by_name[n].labels for n in clique])]
+        out.append(Marginal(tuple(clique), tuple(labels), tuple(float(v) for v in synthetic),
+                            tuple(float(v) for v in measured_shares),
+                            float(0.5 * np.abs(synthetic - measured_shares).sum()),
+                            float(1.0 / math.sqrt(weight)), len(clique) == 1))
+    return tuple(out)
+
+
+def _combinations(lists: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = [()]
+    for labels in lists:
+        out = [(*prefix, label) for prefix in out for label in labels]
+    return out
+
+
+def _values(axes: tuple[Axis, ...], codes: dict[str, np.ndarray], numeric_values: str) -> pd.DataFrame:
+    """The synthetic rows as a table: each cell's label, or for a numeric column under "uniform" a value drawn
+    uniformly in its interval (a whole number when the bounds and edges are whole numbers)."""
+    rng = np.random.default_rng(secrets.randbits(128))  # post-processing of DP output: no privacy rests on it
+    columns: dict[str, Any] = {}
+    for axis in axes:
+        index = codes[axis.name]
+        if axis.numeric and numeric_values == "uniform":
+            points = np.asarray(axis.points, dtype=float)
+            low, high = points[index], points[index + 1]
+            last = index == len(axis.labels) - 1  # the last interval holds its upper bound
+            if axis.whole_numbers():
+                columns[axis.name] = rng.integers(low.astype(np.int64), high.astype(np.int64) + last.astype(np.int64))
+            else:
+                columns[axis.name] = low + (high - low) * rng.random(len(index))
+        else:
+            columns[axis.name] = pd.Categorical.from_codes(index, categories=list(axis.labels))
+    return pd.DataFrame(columns)
