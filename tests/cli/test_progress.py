@@ -59,6 +59,25 @@ def test_a_stage_long_from_its_start_is_announced_even_in_a_quick_command():
     assert log.getvalue().splitlines() == ["Synthetic table: fitting the model…"]
 
 
+def test_a_stage_begun_early_is_said_once_the_command_has_taken_longer_than_the_delay():
+    """A stage without a fraction that starts in the first seconds and lasts is said when the delay is over."""
+    clock, log, later = _Clock(), io.StringIO(), []
+
+    def schedule(seconds, call):
+        later.append((seconds, call))
+        return lambda: later.remove((seconds, call))
+
+    shown = CommandProgress(log, delay=2.0, clock=clock, schedule=schedule)
+    clock.now = 0.5
+    shown.waiting("Computing the statistics")
+    assert log.getvalue() == "" and [s for s, _ in later] == [1.5]
+    later[0][1]()  # the delay is over while the stage runs
+    assert log.getvalue() == "Computing the statistics…\n"
+    shown.waiting("Charging the ledger")  # a quick stage that ends before its timer: never said
+    shown.finish()
+    assert later == [] and log.getvalue() == "Computing the statistics…\n"
+
+
 @pytest.mark.parametrize("engine", ["memory", "out-of-core"])
 def test_a_release_shows_its_stages_on_standard_error_only(engine, sample_path, sample_plan_path, tmp_path, capsys,
                                                            monkeypatch):

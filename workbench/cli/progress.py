@@ -6,10 +6,19 @@ commands print exactly what they printed before. Standard output (the results) i
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Callable, TextIO
 
 Clock = Callable[[], float]
+Schedule = Callable[[float, Callable[[], None]], Callable[[], None]]  # (after seconds, call) -> cancel
+
+
+def _timer(seconds: float, call: Callable[[], None]) -> Callable[[], None]:
+    timer = threading.Timer(seconds, call)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel
 
 
 class CommandProgress:
@@ -17,8 +26,12 @@ class CommandProgress:
     (0 to 1); ``waiting(words)`` says a stage without a fraction has begun; ``announce(words)`` says so at once;
     ``finish()`` ends the line."""
 
-    def __init__(self, stream: TextIO | None = None, delay: float = 2.0, clock: Clock = time.monotonic) -> None:
+    def __init__(self, stream: TextIO | None = None, delay: float = 2.0, clock: Clock = time.monotonic,
+                 schedule: Schedule = _timer) -> None:
         self._stream = stream or sys.stderr
+        self._schedule = schedule
+        self._cancel: Callable[[], None] | None = None
+        self._lock = threading.RLock()  # a late stage is written from a timer's thread
         self._delay = delay
         self._clock = clock
         self._terminal = bool(getattr(self._stream, "isatty", lambda: False)())
@@ -37,9 +50,19 @@ class CommandProgress:
         return heard
 
     def waiting(self, words: str) -> None:
-        """Start a stage whose fraction is not known ("Computing the statistics")."""
+        """Start a stage whose fraction is not known ("Computing the statistics"): said once the command has taken
+        longer than the delay, also if that happens while the stage runs."""
         self._begin(words)
-        self._show(None)
+        left = self._delay - (self._clock() - self._started)
+        if left > 0:
+            self._cancel = self._schedule(left, lambda: self._late(words))
+        else:
+            self._show(None)
+
+    def _late(self, words: str) -> None:
+        with self._lock:
+            if self._words == words and not self._line_open:
+                self._write(f"{words}…")
 
     def announce(self, words: str) -> None:
         """Start a stage that is long from its start (a synthetic table's fit): said at once, even in a command
@@ -49,14 +72,23 @@ class CommandProgress:
 
     def finish(self) -> None:
         """End the progress line, so that what is printed next starts on a line of its own."""
-        if self._line_open and self._terminal:
-            self._stream.write("\n")
-            self._stream.flush()
-        self._line_open = False
+        self._stop_waiting()
+        with self._lock:
+            if self._line_open and self._terminal:
+                self._stream.write("\n")
+                self._stream.flush()
+            self._line_open = False
+            self._words = ""  # a timer that fires now finds its stage over
 
     # ------------------------------------------------------------
 
+    def _stop_waiting(self) -> None:
+        if self._cancel is not None:
+            self._cancel()
+            self._cancel = None
+
     def _begin(self, words: str) -> None:
+        self._stop_waiting()
         if self._words and self._line_open and self._terminal:
             self._stream.write("\n")
         self._line_open = False
@@ -79,9 +111,10 @@ class CommandProgress:
             self._write(f"{self._words}: {tenth * 10}%")
 
     def _write(self, text: str) -> None:
-        if self._terminal:
-            self._stream.write(f"\r{text}\033[K")
-        else:
-            self._stream.write(text + "\n")
-        self._stream.flush()
-        self._line_open = True
+        with self._lock:
+            if self._terminal:
+                self._stream.write(f"\r{text}\033[K")
+            else:
+                self._stream.write(text + "\n")
+            self._stream.flush()
+            self._line_open = True
