@@ -53,6 +53,11 @@ def _rebuild(kind: type, args: tuple, state: dict) -> WorkbenchError:
     return error
 
 
+class FailedAfterNoise(WorkbenchError):
+    """A release stopped after its noise may have been drawn: it is charged all the same (a failure that depends
+    on the noisy answers says something about the data, and a free second try would draw the noise again)."""
+
+
 class DataFileError(WorkbenchError):
     """A data file cannot be read as a table."""
 

@@ -15,7 +15,7 @@ import pytest
 
 from workbench.core.data import load_table, prepare
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.errors import Cancelled, WorkbenchError
+from workbench.core.errors import Cancelled, FailedAfterNoise, WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release.ledger import Ledger
 from workbench.core.release.plan import ReleasePlan
@@ -129,6 +129,40 @@ def test_cancel_before_the_charge_spends_nothing(tmp_path):
         release(load_table(data), ReleasePlan.from_json(PLAN), ledger, Guarantee(3.0, 1e-6, "total"),
                 before_charge=stop)
     assert not ledger.has_dataset("Small survey")
+
+
+@pytest.mark.parametrize("where", ["measuring", "drawing"])
+def test_a_failure_after_the_noise_is_drawn_is_charged_all_the_same(where, tmp_path, monkeypatch):
+    """A synthetic table that fails once its marginals may have been measured (OpenDP stopping for a reason other
+    than MST's public budget arithmetic, or the model failing to draw rows) is charged: the failure may depend on
+    the noisy values, and a free second try would draw the noise again."""
+    import workbench.core.synthetic.fit as fit
+
+    if where == "drawing":
+        def broken(*args, **kwargs):
+            raise RuntimeError("the model could not be sampled")
+
+        monkeypatch.setattr(fit, "_drawn", broken)
+    else:
+        made = fit.measurement
+
+        def measured_then_stopped(*args, **kwargs):
+            measure, scale, rest = made(*args, **kwargs)
+
+            def stopped(rows):
+                measure(rows)
+                raise RuntimeError("a numerical problem in the fit")
+
+            return stopped, scale, rest
+
+        monkeypatch.setattr(fit, "measurement", measured_then_stopped)
+    data = _survey(tmp_path / "survey.csv")
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    plan = ReleasePlan.from_json(PLAN)
+    with pytest.raises(FailedAfterNoise, match="charged all the same"):
+        release(load_table(data), plan, ledger, Guarantee(3.0, 1e-6, "total"))
+    record = ledger.dataset("Small survey")
+    assert record.releases == 1 and record.spent.epsilon > 0  # charged, with no values
 
 
 def test_every_engine_gives_opendp_the_same_prepared_rows(released):

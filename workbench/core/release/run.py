@@ -22,7 +22,7 @@ from workbench import __version__
 from workbench.core.data import Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
 from workbench.core.data.sql_engine import FileSource, SqlData
-from workbench.core.errors import WorkbenchError
+from workbench.core.errors import FailedAfterNoise, WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
@@ -320,7 +320,15 @@ def charged_release(
     else:
         ledger.check_terms(name, terms)  # refuse before reading any data; the charge checks again
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
-    content_fingerprint, released = compute()
+    try:
+        content_fingerprint, released = compute()
+    except FailedAfterNoise as failure:
+        entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms, fingerprint,
+                              new_dataset)
+        raise FailedAfterNoise(
+            f"{failure} Its noise had already been drawn, so its budget is charged all the same (ledger entry "
+            f"{entry.seq}): nothing was released."
+        ) from None
     synthetic = tuple((s.label, s.rows) for s in released if isinstance(s, _SyntheticStatistic) and s.rows is not None)
     released = tuple(ReleasedStatistic(**{f: getattr(s, f) for f in _RELEASED_FIELDS}) if isinstance(s, _SyntheticStatistic)
                      else s for s in released)
@@ -340,7 +348,7 @@ def charged_release(
         libraries=versions.libraries(),
         reliability=plan.reliability.to_json(),
     )
-    recorded_plan = replace(plan, dataset=replace(plan.dataset, file_name=None)).to_json()  # no file name in the ledger
+    recorded_plan = _recorded(plan)
     # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
     # another process may have registered or spent this dataset since the checks above
     entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
@@ -365,6 +373,28 @@ def charged_release(
             "releases_before_this_one": before.releases,
             "spent_including_this_release": after.spent.to_json(),
         },
+    )
+
+
+def _recorded(plan: ReleasePlan) -> dict[str, Any]:
+    """The plan as the ledger keeps it: without the file's name."""
+    return replace(plan, dataset=replace(plan.dataset, file_name=None)).to_json()
+
+
+def _failed_release(plan: ReleasePlan, cost: Guarantee) -> Release:
+    """What the ledger records of a release that failed after its noise was drawn: its cost, no values."""
+    return Release(
+        dataset_name=plan.dataset.name,
+        dataset_description=plan.dataset.description,
+        privacy_unit=plan.schema.unit.in_words,
+        neighbouring=plan.schema.neighbouring.in_words,
+        confidence=plan.confidence,
+        statistics=(),
+        guarantee=cost,
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        software_version=__version__,
+        libraries=versions.libraries(),
+        reliability=plan.reliability.to_json(),
     )
 
 

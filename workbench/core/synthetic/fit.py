@@ -40,7 +40,7 @@ import pandas as pd
 
 from workbench.core.data import Schema
 from workbench.core.data.aggregates import Aggregate, Answer, Engine
-from workbench.core.errors import BudgetError, WorkbenchError
+from workbench.core.errors import BudgetError, Cancelled, FailedAfterNoise, WorkbenchError
 from workbench.core.synthetic.budget import SyntheticCost, rows_per_person
 from workbench.core.synthetic.result import Marginal, SyntheticResult
 from workbench.core.synthetic.table import MAX_ROWS, Axis, SyntheticTable
@@ -183,15 +183,26 @@ def release_synthetic(table: SyntheticTable, schema: Schema, engine: Engine, cos
                 warnings.simplefilter("ignore")
                 contingency = made(rows)
             break
+        except Cancelled:
+            raise
         except Exception as exc:  # OpenDP raises its own exception type through its callbacks
             if "insufficient budget" not in str(exc) or table.algorithm != "mst" or attempt == RETRIES:
-                raise WorkbenchError(
-                    f"{table.label}: OpenDP stopped the release ({_first_line(exc)}). Nothing was released and no "
-                    "budget was spent. Try a slightly different ε, or the other algorithm."
-                ) from None
+                # the marginals may have been measured already, and the stop may depend on their noisy values
+                raise FailedAfterNoise(f"{table.label}: OpenDP stopped the release ({_first_line(exc)}).") from None
             # MST's budget arithmetic depends on public numbers only: the stop says nothing about the data, and the
             # stopped attempt's values are dropped unseen. A budget a little smaller (never charged less) avoids it.
             budget *= 1 - 1e-9 * (attempt + 1)
+    try:
+        return _drawn(table, axes, contingency, scale, cost, say)
+    except (Cancelled, FailedAfterNoise):
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever stops it now stops it after the noise was drawn
+        raise FailedAfterNoise(f"{table.label}: the synthetic rows could not be drawn ({_first_line(exc)}).") from None
+
+
+def _drawn(table: SyntheticTable, axes: tuple[Axis, ...], contingency: Any, scale: Any, cost: SyntheticCost,
+           say: Callable[[str], None]) -> SyntheticResult:
+    """The rows drawn from the fitted model, with the quality of each measured marginal (post-processing)."""
     model = _conditioned(contingency.model, axes)
     counted = float(model.total)
     wanted = table.rows if table.rows is not None else max(1, int(round(counted)))
@@ -203,7 +214,7 @@ def release_synthetic(table: SyntheticTable, schema: Schema, engine: Engine, cos
         codes = model.synthetic_data(wanted, "round").df
     codes = {a.name: np.asarray(codes[a.name], dtype=np.int64) for a in axes}
     if any(int(c.max(initial=0)) >= len(a.labels) for a, c in zip(axes, codes.values())):
-        raise WorkbenchError("The fitted model drew a value outside the public cells; nothing was released.")
+        raise FailedAfterNoise(f"{table.label}: the fitted model drew a value outside the public cells.")
     marginals = _quality(contingency.marginals, axes, codes, scale, cost)
     frame = _values(axes, codes, table.numeric_values)
     return SyntheticResult(table, frame, marginals, scale, counted, capped)
