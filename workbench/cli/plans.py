@@ -224,11 +224,11 @@ def _bounds(args: argparse.Namespace) -> int:
     estimate = estimate_bounds(
         load(args), plan, args.column, args.epsilon, Ledger(args.ledger), dataset_budget(args), args.coverage, (low, high)
     )
-    print(estimate.in_words())  # charged: the ledger holds it durably now
+    say(estimate.in_words())  # charged: the ledger holds it durably now
     if args.write:
         with_bounds(plan, args.column, estimate.lower, estimate.upper).save(args.plan)
         print(f"Wrote the bounds of '{args.column}' into {args.plan}.")
     else:
-        print("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
+        say("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
     return 0
 
