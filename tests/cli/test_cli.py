@@ -381,3 +381,19 @@ def test_auto_reads_out_of_core_only_what_would_not_fit_in_half_the_memory(tmp_p
     workbook = tmp_path / "table.xlsx"
     workbook.write_bytes(b"PK" * 500_000)
     assert not out_of_core_is_needed(workbook, memory=1 << 20)  # only CSV, TSV and Parquet are read out of core
+
+
+def test_plan_template_asks_about_the_identifier_it_proposes_and_writes_the_one_given(sample_path, tmp_path, capsys):
+    """household_id looks like an identifier: the template says it protects one row and how to choose the
+    identifier, instead of proposing it silently next to id_column null (issue 37, 4)."""
+    assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "a.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "'household_id' looks like an identifier, but the plan protects one row" in " ".join(printed.split())
+    assert json.loads((tmp_path / "a.json").read_text())["schema"]["privacy_unit"]["id_column"] is None
+    assert max(len(line) for line in printed.splitlines() if not line.startswith("Wrote ")) <= 100, printed
+    assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "b.json"), "--id-column", "household_id",
+                 "--max-rows", "6"]) == 0
+    unit = json.loads((tmp_path / "b.json").read_text())["schema"]["privacy_unit"]
+    assert unit == {"id_column": "household_id", "max_rows_per_person": 6}
+    assert "protects each person identified by 'household_id'" in " ".join(capsys.readouterr().out.split())
+    assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "c.json"), "--id-column", "nope"]) == 2

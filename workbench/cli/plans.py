@@ -9,7 +9,7 @@ from pathlib import Path
 
 from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
 from workbench.cli.output import print_table, say
-from workbench.core.data import ColumnKind, propose_kinds
+from workbench.core.data import ColumnKind, PrivacyUnit, propose_kinds
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import (
     NEUTRAL_NAME,
@@ -23,6 +23,7 @@ from workbench.core.release import (
     estimate_bounds,
     expected_error,
     plan_template,
+    proposed_identifiers,
     size_for_error,
     with_bounds,
     with_privacy,
@@ -55,6 +56,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     template.add_argument("--name", default=NEUTRAL_NAME,
                           help=f"the dataset's name, as reports and the ledger show it (default '{NEUTRAL_NAME}'; "
                                "never taken from the file's name)")
+    template.add_argument("--id-column", metavar="COLUMN",
+                          help="the column that says which person a row belongs to (default: none, one row is one "
+                               "person); the template names a column that looks like one, and leaves the choice to you")
+    template.add_argument("--max-rows", type=int, default=1, metavar="K",
+                          help="with --id-column, the most rows one person may have (public knowledge; default 1)")
     template.add_argument("--force", action="store_true", help="overwrite an existing plan file")
     template.set_defaults(run=_template)
 
@@ -126,7 +132,8 @@ def _template(args: argparse.Namespace) -> int:
     out = args.out or args.data.with_name(args.data.stem + ".plan.json")
     if out.exists() and not args.force:
         raise WorkbenchError(f"{out} already exists. Choose another name with --out, or add --force to replace it.")
-    plan = plan_template(table, total_epsilon=args.epsilon, name=args.name)
+    unit = PrivacyUnit(args.id_column, args.max_rows) if args.id_column else PrivacyUnit()
+    plan = plan_template(table, total_epsilon=args.epsilon, name=args.name, unit=unit)
     if args.delta:
         check_delta_for_size(args.delta, plan.size())
         plan = with_privacy(plan, approximate=True, delta=args.delta)
@@ -135,20 +142,36 @@ def _template(args: argparse.Namespace) -> int:
     categorical = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.CATEGORICAL.value]
     print(f"Wrote {out}.")
     if args.name == NEUTRAL_NAME:
-        print(f"The dataset is called '{NEUTRAL_NAME}': give it the name reports and the ledger should show "
+        say(f"The dataset is called '{NEUTRAL_NAME}': give it the name reports and the ledger should show "
               "(--name, or 'name' under 'dataset' in the plan). The file's name is never used.")
-    print(PROPOSAL_WORDS)
+    say(unit_words(plan.schema.unit, proposed_identifiers(plan.schema)))
+    say(PROPOSAL_WORDS)
     if numeric:
-        print(f"Fill in 'lower' and 'upper' for: {', '.join(numeric)}.")
+        say(f"Fill in 'lower' and 'upper' for: {', '.join(numeric)}.")
     empty = [c.name for c in plan.schema.columns if getattr(c, "categories", None) == ()]
     if empty:
-        print(f"Fill in the public 'categories' for: {', '.join(empty)}.")
+        say(f"Fill in the public 'categories' for: {', '.join(empty)}.")
     elif categorical:
-        print(f"Check the categories taken from the file's value labels for: {', '.join(categorical)}.")
+        say(f"Check the categories taken from the file's value labels for: {', '.join(categorical)}.")
     guarantee = f"(ε, δ)-DP with δ = {args.delta:g}" if args.delta else "pure ε-DP (δ = 0)"
-    print(f"The plan promises {guarantee}. {PRIVACY_TRADE_OFF}")
-    print("Then check the privacy unit, the statistics and their ε, and run `dp-workbench release`.")
+    say(f"The plan promises {guarantee}. {PRIVACY_TRADE_OFF}")
+    say("Then check the privacy unit, the statistics and their ε, and run `dp-workbench release`.")
     return 0
+
+
+def unit_words(unit: PrivacyUnit, identifiers: list[str]) -> str:
+    """What the template protects, and the question it leaves to the user about a proposed identifier."""
+    if unit.id_column:
+        return (f"The plan protects each person identified by '{unit.id_column}', with at most {unit.max_rows_per_person} "
+                f"row{'s' if unit.max_rows_per_person != 1 else ''} each (a person's later rows are left out): "
+                "'id_column' and 'max_rows_per_person' under 'privacy_unit'.")
+    others = [name for name in identifiers if name != unit.id_column]
+    if not others:
+        return "The plan protects one row: each row is taken to be one person ('privacy_unit' in the plan)."
+    named = ", ".join(f"'{name}'" for name in others)
+    return (f"{named} looks like an identifier, but the plan protects one row (id_column null): is one row one person? "
+            f"If several rows can belong to one person (or household), run again with --id-column {others[0]} "
+            "--max-rows K, K the most rows one may have (public knowledge); rows beyond K are left out.")
 
 
 def _plan_budget(args: argparse.Namespace) -> int:

@@ -46,6 +46,7 @@ from workbench.core.release.template import (
     categorical_column,
     describe_columns,
     plan_template,
+    proposed_identifiers,
 )
 from workbench.core.release.versions import PrintVersion, software_in_words
 
@@ -55,7 +56,7 @@ __all__ = [
     "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_location", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
     "describe_columns", "error_basis", "estimate_bounds", "expected_error", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
-    "plan_template", "PlannedStatistic", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
+    "plan_template", "proposed_identifiers", "PlannedStatistic", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "Registration", "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
     "SEARCH_RANGE", "SqliteLedger", "size_for_error", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
 ]
