@@ -397,3 +397,20 @@ def test_plan_template_asks_about_the_identifier_it_proposes_and_writes_the_one_
     assert unit == {"id_column": "household_id", "max_rows_per_person": 6}
     assert "protects each person identified by 'household_id'" in " ".join(capsys.readouterr().out.split())
     assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "c.json"), "--id-column", "nope"]) == 2
+
+
+def test_auto_counts_the_plans_columns_and_says_which_engine_it_chose(sample_path, sample_plan_path, tmp_path, capsys):
+    """A release prepares a copy of each used column: a file whose reading fits may not fit with them; and
+    AUTO says what it chose, and why, before anything is read (issue 37, 4)."""
+    from workbench.core.data.engines import choose_engine
+
+    text = tmp_path / "table.csv"
+    text.write_bytes(b"x\n" + b"1\n" * 500_000)  # 1 MB, 500,000 rows
+    assert not choose_engine(text, None, memory=16 << 20).out_of_core  # reading alone: about 3 MB of 16
+    decision = choose_engine(text, 1, memory=16 << 20)  # and a prepared column of 500,000 values: 20 MB more
+    assert decision.out_of_core and "the 1 column the plan uses" in decision.in_words("table.csv")
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(tmp_path / "o"),
+                 "--ledger", str(tmp_path / "l.sqlite"), *BUDGET]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Reading household_survey.csv in memory (pandas): pandas would take about" in printed
+    assert "--engine out-of-core reads it with DuckDB instead" in printed

@@ -30,7 +30,7 @@ def write_utf8() -> None:
 
 def say(text: str) -> None:
     """A sentence for the console, wrapped at 100 columns."""
-    print(textwrap.fill(text, width=100, subsequent_indent="  "))
+    print(textwrap.fill(text, width=100, subsequent_indent="  ", break_on_hyphens=False))
 
 
 def shortened(text: str, width: int) -> str:

@@ -18,7 +18,7 @@ from workbench.cli.arguments import (
 )
 from workbench.cli.output import print_table, say, shortened
 from workbench.core.data import Table
-from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
+from workbench.core.data.engines import EngineChoice, choose_engine
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.sql_engine import SqlData
 from workbench.core.errors import WorkbenchError
@@ -88,10 +88,10 @@ def _release(args: argparse.Namespace) -> int:
         with SparkData(source, plan.used_schema(), master=args.spark_master) as data:
             _refuse_on_category_warnings(data, plan, args)
             result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
-    elif choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
+    elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
         source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
-        why = "as asked" if choice is EngineChoice.OUT_OF_CORE else "it would take more than half of this machine's memory in pandas"
-        say(f"Reading {source.name} out of core (DuckDB on the file, {why}).")
+        if choice is EngineChoice.OUT_OF_CORE:
+            say(f"Reading {source.name} out of core (DuckDB on the file, as asked).")
         with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit) as data:
             _refuse_on_category_warnings(data, plan, args)
             result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
@@ -107,6 +107,15 @@ def _release(args: argparse.Namespace) -> int:
         csv_path, json_path = write_results(result, args.out)
         print(f"\nWrote {csv_path} and {json_path}.")
     return 0
+
+
+def _auto_out_of_core(args: argparse.Namespace, choice: EngineChoice, plan: ReleasePlan) -> bool:
+    """AUTO's choice from the file and the plan's used columns, said before anything is read."""
+    if choice is not EngineChoice.AUTO:
+        return False
+    decision = choose_engine(args.data, len(plan.used_schema().columns))
+    say(decision.in_words(args.data.name))
+    return decision.out_of_core
 
 
 def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:
