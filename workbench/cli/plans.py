@@ -7,7 +7,17 @@ import argparse
 import math
 from pathlib import Path
 
-from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
+from workbench.cli.arguments import (
+    data_arguments,
+    dataset_budget,
+    dataset_budget_argument,
+    ledger_argument,
+    delimiter,
+    load,
+    load_for_looking,
+)
+from workbench.core.data.engines import choose_engine
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.cli.output import print_table, say
 from workbench.core.data import ColumnKind, PrivacyUnit, propose_kinds
 from workbench.core.errors import WorkbenchError
@@ -28,6 +38,7 @@ from workbench.core.release import (
     with_bounds,
     with_privacy,
 )
+from workbench.core.release.bounds import search_schema
 from workbench.core.release.category_discovery import (
     DEFAULT_DELTA,
     DEFAULT_EPSILON,
@@ -106,12 +117,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    table = load(args)
+    table, how = load_for_looking(args)
     proposals = propose_kinds(table)
     details = f"{table.file_format}"
     if table.encoding:
         details += f", encoding {table.encoding}, delimiter {table.delimiter!r}"
-    print(f"{table.source.name} ({details}): {len(proposals)} columns\n")
+    rows_read = len(table.frame)  # as step 1 of the app says it: the curator's own view, never exported
+    say(f"{table.source.name} ({details}): {rows_read:,} rows{' read' if table.sample_rows else ''}, "
+        f"{len(proposals)} columns. {how}")
+    print()
     labelled = any(p.label for p in proposals)  # the file's description of each column, as steps 1 and 3 show it
     rows = [("column", *(("label",) if labelled else ()), "stored as", "missing", "proposed kind", "why")]
     rows += [(p.name, *((p.label,) if labelled else ()), p.storage, f"{p.missing:,}", p.kind.value, p.reason)
@@ -119,11 +133,11 @@ def _inspect(args: argparse.Namespace) -> int:
     print_table(rows, right=frozenset({3 if labelled else 2}))
     labelled = [p for p in proposals if p.offered_categories]
     for proposal in labelled:
-        print(f"\nCategories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")
-    print(
-        "\nConfirm or change each kind in your plan. Bounds and categories must come from public knowledge, "
-        "not from the data: `dp-workbench plan-template` writes a plan with places for them."
-    )
+        print()
+        say(f"Categories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")
+    print()
+    say("Confirm or change each kind in your plan. Bounds and categories must come from public knowledge, "
+        "not from the data: `dp-workbench plan-template` writes a plan with places for them.")
     return 0
 
 
@@ -197,17 +211,22 @@ def _plan_budget(args: argparse.Namespace) -> int:
                 needs.append(f"{planned.statistic.label}: the target ± {planned.target_error:g} holds for a group of "
                              f"at least {rows_needed:,} rows; smaller groups get a wider error bar. Give "
                              "'smallest_group' to buy it for the smallest group you will publish.")
-    print_table(rows, right=frozenset({2, 3, 4, 6, 7}))
+    if all(planned.budget.delta == 0 for planned in plan.statistics):  # pure ε-DP: a column of zeros says nothing
+        rows = [row[:3] + row[4:] for row in rows]
+        print_table(rows, right=frozenset({2, 3, 5, 6}))
+    else:
+        print_table(rows, right=frozenset({2, 3, 4, 6, 7}))
     for line in needs:
         say(line)
     total = plan.guarantee()
-    print(f"\nTotal: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
+    print()
+    say(f"Total: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
           f"(plan budget ε = {plan.total.epsilon:g}, δ = {plan.total.delta:g}).")
     say(f"'Reliable from': the smallest value (rows, for a count) whose cell has a coefficient of variation of at "
         f"most {plan.reliability.caution_above:.1%} at this ε; above {plan.reliability.suppress_above:.1%} a cell is "
         "too unreliable to publish.")
     if size:
-        print(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
+        say(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
     say("'At most ±' is the largest error bar the release can state at that size, for any true value within the "
          "bounds (a mean near the middle of its bounds gets a narrower one). For a statistic by group it is for "
          "the group named under 'for': give 'smallest_group' (the rows of the smallest group you will publish) "
@@ -244,9 +263,16 @@ def _bounds(args: argparse.Namespace) -> int:
     low, high = args.search
     if not low < high:
         raise WorkbenchError(f"The search range must run from a lower to a higher number, not {low:g} to {high:g}.")
-    estimate = estimate_bounds(
-        load(args), plan, args.column, args.epsilon, Ledger(args.ledger), dataset_budget(args), args.coverage, (low, high)
-    )
+    decision = choose_engine(args.data, len(search_schema(plan, args.column, (low, high)).columns))
+    say(decision.in_words(args.data.name))
+    if decision.out_of_core:  # exact ranks from DuckDB on the file: nothing but counts comes back
+        source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
+        with OutOfCoreData(source, search_schema(plan, args.column, (low, high))) as data:
+            estimate = estimate_bounds(source, plan, args.column, args.epsilon, Ledger(args.ledger),
+                                       dataset_budget(args), args.coverage, (low, high), data=data)
+    else:
+        estimate = estimate_bounds(load(args), plan, args.column, args.epsilon, Ledger(args.ledger),
+                                   dataset_budget(args), args.coverage, (low, high))
     say(estimate.in_words())  # charged: the ledger holds it durably now
     if args.write:
         with_bounds(plan, args.column, estimate.lower, estimate.upper).save(args.plan)

@@ -41,15 +41,18 @@ class EngineDecision:
     columns: int | None  # the plan's used columns the estimate counts, None when no plan was given
     readable_out_of_core: bool = True  # CSV, TSV and Parquet; other formats are always read in memory
 
+    def estimate_words(self) -> str:
+        used = "" if self.columns is None else f" and the {self.columns} column{'s' * (self.columns != 1)} used"
+        return (f"pandas would take about {gigabytes(self.peak)} at its peak for this file{used}, "
+                f"{'more' if self.out_of_core else 'less'} than half of this machine's {gigabytes(self.memory)}")
+
     def in_words(self, name: str) -> str:
-        used = "" if self.columns is None else f" and the {self.columns} column{'s' * (self.columns != 1)} the plan uses"
-        estimate = (f"pandas would take about {gigabytes(self.peak)} at its peak for this file{used}, "
-                    f"{'more' if self.out_of_core else 'less'} than half of this machine's {gigabytes(self.memory)}")
+        estimate = self.estimate_words()
         if self.out_of_core:
             return f"Reading {name} out of core (DuckDB on the file): {estimate}."
         if not self.readable_out_of_core:
             return f"Reading {name} in memory (pandas; only CSV, TSV and Parquet can be read out of core): {estimate}."
-        return f"Reading {name} in memory (pandas): {estimate}; --engine out-of-core reads it with DuckDB instead."
+        return f"Reading {name} in memory (pandas): {estimate}."
 
 
 def choose_engine(path: str | Path, used_columns: int | None = None, memory: int | None = None) -> EngineDecision:

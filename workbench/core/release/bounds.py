@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass, replace
 
 from workbench.core.data import IdentifierColumn, MissingAction, MissingPolicy, NumericColumn, Schema, Table
+from workbench.core.data.aggregates import Engine
+from workbench.core.data.sql_engine import FileSource
 from workbench.core.errors import SchemaError
 from workbench.core.privacy import Guarantee, MechanismKind
 from workbench.core.release.ledger import Ledger
@@ -67,7 +69,7 @@ class BoundsEstimate:
 
 
 def estimate_bounds(
-    table: Table,
+    table: Table | FileSource,
     plan: ReleasePlan,
     column: str,
     epsilon: float,
@@ -75,19 +77,14 @@ def estimate_bounds(
     dataset_budget: Guarantee | None = None,
     coverage: float = DEFAULT_COVERAGE,
     search: tuple[float, float] = SEARCH_RANGE,
+    data: Engine | None = None,
 ) -> BoundsEstimate:
     """Release DP low and high quantiles of ``column`` (charged to ``ledger`` under the plan's
-    dataset, privacy unit and relation) and suggest bounds from them."""
-    spec = plan.schema.column(column)
-    if not isinstance(spec, NumericColumn):
-        raise SchemaError(f"Bounds can be estimated for numeric columns only; '{column}' is described as {spec.kind}.")
+    dataset, privacy unit and relation) and suggest bounds from them. A file read out of core is
+    given as its ``FileSource`` with ``data``, its prepared data for ``search_schema``."""
     if not 0.5 < coverage < 1:
         raise SchemaError(f"The share of values the bounds should enclose must lie between 0.5 and 1, not {coverage!r}.")
-    columns: list = [NumericColumn(column, lower=search[0], upper=search[1], missing=MissingPolicy(MissingAction.DROP))]
-    if plan.schema.unit.id_column:
-        columns.insert(0, IdentifierColumn(plan.schema.unit.id_column))
-    schema = Schema(columns=tuple(columns), unit=plan.schema.unit, neighbouring=plan.schema.neighbouring,
-                    public_size=plan.schema.public_size)
+    schema = search_schema(plan, column, search)
     tail = (1 - coverage) / 2
     if level_problem(snapped_level(tail)):  # OpenDP computes quantile levels in ten-thousandths (issue 41, 6)
         raise SchemaError(
@@ -97,12 +94,24 @@ def estimate_bounds(
         )
     search_plan = _search_plan(plan, schema, BoundsSearch(column, levels=(tail, 1 - tail)), epsilon)
     _refuse_useless(search_plan, plan.schema.public_size or plan.dataset.size_estimate, tail, column)
-    released = release(table, search_plan, ledger, dataset_budget)
+    released = release(table, search_plan, ledger, dataset_budget, data=data)
     low, high = (cell.value for cell in released.statistics[0].cells)
     lower, upper = round_outwards(low, up=False), round_outwards(high, up=True)
     if lower == upper:
         upper = round_outwards(upper + max(abs(upper), 1.0) * 0.01, up=True)
     return BoundsEstimate(column, lower, upper, coverage, released, (float(search[0]), float(search[1])))
+
+
+def search_schema(plan: ReleasePlan, column: str, search: tuple[float, float] = SEARCH_RANGE) -> Schema:
+    """The schema a bounds search reads: the column within the search range, and the person's identifier."""
+    spec = plan.schema.column(column)
+    if not isinstance(spec, NumericColumn):
+        raise SchemaError(f"Bounds can be estimated for numeric columns only; '{column}' is described as {spec.kind}.")
+    columns: list = [NumericColumn(column, lower=search[0], upper=search[1], missing=MissingPolicy(MissingAction.DROP))]
+    if plan.schema.unit.id_column:
+        columns.insert(0, IdentifierColumn(plan.schema.unit.id_column))
+    return Schema(columns=tuple(columns), unit=plan.schema.unit, neighbouring=plan.schema.neighbouring,
+                  public_size=plan.schema.public_size)
 
 
 def _search_plan(plan: ReleasePlan, schema: Schema, statistic: BoundsSearch, epsilon: float) -> ReleasePlan:
