@@ -435,3 +435,29 @@ def test_inspect_and_bounds_read_a_file_too_large_for_memory_by_its_first_rows_a
     assert "Suggested bounds for 'annual_income': 0 to" in printed
     assert main(["ledger", "show", "--ledger", str(ledger)]) == 0
     assert "bounds search of annual_income" in capsys.readouterr().out
+
+
+def test_every_command_fits_100_columns_and_says_each_clamping_note_once_in_its_statistics_words(
+        sample_path, tmp_path, capsys):
+    """The tables plan: plan-budget was 177 columns wide, ledger show and inspect 170-190; the means' clamping
+    note used the count's words and came once per mean (issue 37, 5)."""
+    tables = sample_path.with_name("household_survey.tables.plan.json")
+    plan = json.loads(tables.read_text())
+    plan["schema"]["columns"].append({"name": "age", "kind": "numeric", "lower": 0, "upper": 100})
+    plan["statistics"].append({"type": "mean", "column": "age", "by": "region", "epsilon": 0.5})
+    plan["total_budget"]["epsilon"] += 0.5
+    (tmp_path / "p.json").write_text(json.dumps(plan))
+    ledger = ["--ledger", str(tmp_path / "l.sqlite")]
+    runs = [["inspect", str(sample_path)], ["plan-budget", str(tmp_path / "p.json")],
+            ["release", str(sample_path), "--plan", str(tmp_path / "p.json"), "--out", str(tmp_path / "o"), *ledger,
+             "--dataset-budget", "9", "1e-5"], ["ledger", "show", *ledger]]
+    for arguments in runs:
+        assert main(arguments) == 0
+        printed = capsys.readouterr().out
+        wide = [line for line in printed.splitlines() if len(line) > 100 and not line.startswith("Wrote ")]
+        assert not wide, (arguments[0], wide)
+        if arguments[0] == "release":
+            released = " ".join(printed.split())
+    assert released.count("small counts come out slightly too large") == 1
+    assert released.count("a mean close to one of its bounds comes out slightly nearer the middle") == 1
+    assert "mean of age by region (values below 0 raised to 0 and above 100 lowered to 100)" in released

@@ -24,6 +24,7 @@ from workbench.core.data.sql_engine import SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
+from workbench.core.release.postprocess import CLAMPED
 from workbench.core.report import (
     PAPER_SIZES,
     REPORT_FORMATS,
@@ -118,6 +119,15 @@ def _auto_out_of_core(args: argparse.Namespace, choice: EngineChoice, plan: Rele
     return decision.out_of_core
 
 
+def _grouped_clamping(words: str) -> tuple[str, str]:
+    """A clamping sentence without its range, and the range: statistics of one kind clamped to different ranges
+    (a mean of age, a mean of income) then share one explanation, said once."""
+    if not words.startswith(CLAMPED + " (") or "): " not in words:
+        return words, ""
+    head, tail = words.split("): ", 1)
+    return f"{CLAMPED}: {tail}", head[len(CLAMPED) + 2:]
+
+
 def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:
     warnings = check_categories(data, plan)  # the curator's own view of the file: nothing of it is released
     if warnings and not args.accept_category_warnings:
@@ -152,10 +162,11 @@ def _print_release(result: Release) -> None:
     rows = [("statistic", "cell", "value", f"± ({percent})", "CV", "ε", "δ", "")]
     notes: dict[tuple[str, str], list[str]] = {}  # (statistic, note): its cells; numbered under the table (a note
     # in a column would widen it past 100 columns), the same note on several cells of a statistic said once
-    treated: dict[str, list[str]] = {}
+    treated: dict[str, dict[str, list[str]]] = {}  # words: for each range clamped to (or ""), the statistics
     for statistic in result.statistics:
         for words in statistic.post_processing:  # the same sentence for several statistics is said once
-            treated.setdefault(words, []).append(statistic.label)
+            words, clamped_to = _grouped_clamping(words)
+            treated.setdefault(words, {}).setdefault(clamped_to, []).append(statistic.label)
         first = True
         for cell in statistic.cells:
             marker = ""
@@ -183,9 +194,11 @@ def _print_release(result: Release) -> None:
         for i, ((label, note), cells) in enumerate(notes.items(), 1):
             text = f"{label}{' / ' + ', '.join(cells) if cells else ''}: {note}"
             print(textwrap.fill(text, width=100, initial_indent=f"  [{i}] ", subsequent_indent="      "))
-    for words, labels in treated.items():
+    for words, ranges in treated.items():
         print()
-        say(f"Post-processing of {', '.join(labels)}: {words}")
+        labels = "; ".join(", ".join(labels) + (f" ({clamped_to})" if clamped_to else "")
+                           for clamped_to, labels in ranges.items())
+        say(f"Post-processing of {labels}: {words}")
     total = result.guarantee
     print()
     say(f"Total: ε = {total.epsilon:g}, δ = {total.delta:g} by {total.method}.")
