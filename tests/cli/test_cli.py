@@ -408,11 +408,11 @@ def test_auto_counts_the_plans_columns_and_says_which_engine_it_chose(sample_pat
     text.write_bytes(b"x\n" + b"1\n" * 500_000)  # 1 MB, 500,000 rows
     assert not choose_engine(text, None, memory=16 << 20).out_of_core  # reading alone: about 3 MB of 16
     decision = choose_engine(text, 1, memory=16 << 20)  # and a prepared column of 500,000 values: 20 MB more
-    assert decision.out_of_core and "the 1 column used" in decision.in_words("table.csv")
+    assert decision.out_of_core and "the 1 column used" in decision.in_words()
     assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(tmp_path / "o"),
                  "--ledger", str(tmp_path / "l.sqlite"), *BUDGET]) == 0
     printed = " ".join(capsys.readouterr().out.split())
-    assert "Reading household_survey.csv in memory (pandas): pandas would take about" in printed
+    assert "Reading the data file in memory (pandas): pandas would take about" in printed
 
 
 def test_inspect_and_bounds_read_a_file_too_large_for_memory_by_its_first_rows_and_out_of_core(
@@ -431,7 +431,7 @@ def test_inspect_and_bounds_read_a_file_too_large_for_memory_by_its_first_rows_a
     assert main(["bounds", str(sample_path), "--plan", str(sample_plan_path), "--column", "annual_income", "--epsilon",
                  "2", "--search", "0", "1e9", "--ledger", str(ledger), *BUDGET]) == 0
     printed = " ".join(capsys.readouterr().out.split())
-    assert "Reading household_survey.csv out of core (DuckDB on the file)" in printed
+    assert "Reading the data file out of core (DuckDB on the file)" in printed
     assert "Suggested bounds for 'annual_income': 0 to" in printed
     assert main(["ledger", "show", "--ledger", str(ledger)]) == 0
     assert "bounds search of annual_income" in capsys.readouterr().out

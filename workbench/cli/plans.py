@@ -264,7 +264,7 @@ def _bounds(args: argparse.Namespace) -> int:
     if not low < high:
         raise WorkbenchError(f"The search range must run from a lower to a higher number, not {low:g} to {high:g}.")
     decision = choose_engine(args.data, len(search_schema(plan, args.column, (low, high)).columns))
-    say(decision.in_words(args.data.name))
+    say(decision.in_words())
     if decision.out_of_core:  # exact ranks from DuckDB on the file: nothing but counts comes back
         source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         with OutOfCoreData(source, search_schema(plan, args.column, (low, high))) as data:

@@ -92,7 +92,7 @@ def _release(args: argparse.Namespace) -> int:
     elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
         source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         if choice is EngineChoice.OUT_OF_CORE:
-            say(f"Reading {source.name} out of core (DuckDB on the file, as asked).")
+            say("Reading the data file out of core (DuckDB on the file, as asked).")
         with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit) as data:
             _refuse_on_category_warnings(data, plan, args)
             result = release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args), data=data)
@@ -115,7 +115,7 @@ def _auto_out_of_core(args: argparse.Namespace, choice: EngineChoice, plan: Rele
     if choice is not EngineChoice.AUTO:
         return False
     decision = choose_engine(args.data, len(plan.used_schema().columns))
-    say(decision.in_words(args.data.name))
+    say(decision.in_words())
     return decision.out_of_core
 
 

@@ -46,13 +46,14 @@ class EngineDecision:
         return (f"pandas would take about {gigabytes(self.peak)} at its peak for this file{used}, "
                 f"{'more' if self.out_of_core else 'less'} than half of this machine's {gigabytes(self.memory)}")
 
-    def in_words(self, name: str) -> str:
+    def in_words(self) -> str:
+        """Which engine and why; never the file's name (the output of a release may be shared, DESIGN rule 8)."""
         estimate = self.estimate_words()
         if self.out_of_core:
-            return f"Reading {name} out of core (DuckDB on the file): {estimate}."
+            return f"Reading the data file out of core (DuckDB on the file): {estimate}."
         if not self.readable_out_of_core:
-            return f"Reading {name} in memory (pandas; only CSV, TSV and Parquet can be read out of core): {estimate}."
-        return f"Reading {name} in memory (pandas): {estimate}."
+            return f"Reading the data file in memory (pandas; only CSV, TSV and Parquet can be read out of core): {estimate}."
+        return f"Reading the data file in memory (pandas): {estimate}."
 
 
 def choose_engine(path: str | Path, used_columns: int | None = None, memory: int | None = None) -> EngineDecision:
@@ -89,7 +90,9 @@ def estimated_rows(path: Path, size: int) -> int:
 
 
 def gigabytes(size: int) -> str:
-    return f"{size / (1 << 30):.1f} GB" if size >= 1 << 30 else f"{size / (1 << 20):.0f} MB"
+    if size >= 1 << 30:
+        return f"{size / (1 << 30):.1f} GB"
+    return f"{size / (1 << 20):.0f} MB" if size >= 1 << 20 else "less than 1 MB"
 
 
 def out_of_core_is_needed(path: str | Path, memory: int | None = None) -> bool:
