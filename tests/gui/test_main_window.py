@@ -749,3 +749,24 @@ def test_cancelling_an_out_of_core_release_spends_nothing(qtbot, window, sample_
     qtbot.waitUntil(lambda: task.done, timeout=60_000)
     assert page.result is None and page.release_button.isEnabled()
     assert not private_ledger.exists() or not Ledger(private_ledger).has_dataset(window.document.plan.dataset.name)
+
+
+def test_an_unused_numeric_column_is_not_needed_yet_until_a_statistic_uses_it(qtbot, window, sample_path):
+    """Empty bounds of a column nothing reads are not wrong: no red until a statistic uses it (issue 37, 5)."""
+    from dataclasses import replace
+
+    from workbench.core.privacy import MechanismKind
+    from workbench.core.release.plan import Budget, PlannedStatistic
+    from workbench.core.statistics import Mean
+
+    load(qtbot, window, sample_path)
+    page = window.columns_page
+    row = [s.name for s in window.document.plan.schema.columns].index("weekly_hours")
+    lower, upper = page.grid.cellWidget(row, 2), page.grid.cellWidget(row, 3)
+    assert lower.placeholderText() == upper.placeholderText() == "not needed yet"
+    assert "ffd6d6" not in lower.styleSheet() and "No statistic uses this column yet" in lower.toolTip()
+    plan = window.document.plan
+    window.document.update(replace(plan, statistics=(
+        PlannedStatistic(Mean("weekly_hours"), MechanismKind.LAPLACE, Budget(1.0)),)))
+    lower = page.grid.cellWidget(row, 2)
+    assert "ffd6d6" in lower.styleSheet() and lower.placeholderText() != "not needed yet"
