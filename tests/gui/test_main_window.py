@@ -770,3 +770,20 @@ def test_an_unused_numeric_column_is_not_needed_yet_until_a_statistic_uses_it(qt
         PlannedStatistic(Mean("weekly_hours"), MechanismKind.LAPLACE, Budget(1.0)),)))
     lower = page.grid.cellWidget(row, 2)
     assert "ffd6d6" in lower.styleSheet() and lower.placeholderText() != "not needed yet"
+
+
+def test_step_5s_table_fits_a_1366_pixel_window_without_a_horizontal_scroll(qtbot, window, sample_path):
+    """At 1366x768 the table of the tables plan needed a horizontal scroll and cut the statistic's name: long
+    headers now wrap and the text columns narrow, the name keeping at least its least width (issue 37, 5)."""
+    from workbench.gui.preview_page import NAME_WIDTH
+
+    load(qtbot, window, sample_path)
+    window.resize(1366, 768)
+    assert window.open_plan(sample_path.with_name("household_survey.tables.plan.json"))
+    window.tabs.setCurrentWidget(window.preview_page)
+    table = window.preview_page.table
+    qtbot.waitUntil(lambda: table.viewport().width() > 600, timeout=5000)
+    qtbot.wait(200)
+    assert table.horizontalScrollBar().maximum() == 0
+    assert table.horizontalHeader().sectionSize(0) >= NAME_WIDTH
+    assert sum(table.horizontalHeader().sectionSize(c) for c in range(table.columnCount())) <= table.viewport().width()
