@@ -381,3 +381,83 @@ def test_auto_reads_out_of_core_only_what_would_not_fit_in_half_the_memory(tmp_p
     workbook = tmp_path / "table.xlsx"
     workbook.write_bytes(b"PK" * 500_000)
     assert not out_of_core_is_needed(workbook, memory=1 << 20)  # only CSV, TSV and Parquet are read out of core
+
+
+def test_plan_template_asks_about_the_identifier_it_proposes_and_writes_the_one_given(sample_path, tmp_path, capsys):
+    """household_id looks like an identifier: the template says it protects one row and how to choose the
+    identifier, instead of proposing it silently next to id_column null (issue 37, 4)."""
+    assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "a.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "'household_id' looks like an identifier, but the plan protects one row" in " ".join(printed.split())
+    assert json.loads((tmp_path / "a.json").read_text())["schema"]["privacy_unit"]["id_column"] is None
+    assert max(len(line) for line in printed.splitlines() if not line.startswith("Wrote ")) <= 100, printed
+    assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "b.json"), "--id-column", "household_id",
+                 "--max-rows", "6"]) == 0
+    unit = json.loads((tmp_path / "b.json").read_text())["schema"]["privacy_unit"]
+    assert unit == {"id_column": "household_id", "max_rows_per_person": 6}
+    assert "protects each person identified by 'household_id'" in " ".join(capsys.readouterr().out.split())
+    assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "c.json"), "--id-column", "nope"]) == 2
+
+
+def test_auto_counts_the_plans_columns_and_says_which_engine_it_chose(sample_path, sample_plan_path, tmp_path, capsys):
+    """A release prepares a copy of each used column: a file whose reading fits may not fit with them; and
+    AUTO says what it chose, and why, before anything is read (issue 37, 4)."""
+    from workbench.core.data.engines import choose_engine
+
+    text = tmp_path / "table.csv"
+    text.write_bytes(b"x\n" + b"1\n" * 500_000)  # 1 MB, 500,000 rows
+    assert not choose_engine(text, None, memory=16 << 20).out_of_core  # reading alone: about 3 MB of 16
+    decision = choose_engine(text, 1, memory=16 << 20)  # and a prepared column of 500,000 values: 20 MB more
+    assert decision.out_of_core and "the 1 column used" in decision.in_words()
+    assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(tmp_path / "o"),
+                 "--ledger", str(tmp_path / "l.sqlite"), *BUDGET]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Reading the data file in memory (pandas): pandas would take about" in printed
+
+
+def test_inspect_and_bounds_read_a_file_too_large_for_memory_by_its_first_rows_and_out_of_core(
+        sample_path, sample_plan_path, tmp_path, capsys, monkeypatch):
+    """On a machine with 4 MB, the sample (1 MB, about 3 MB in pandas) is too large: inspect reads its first
+    rows as step 1 does, and says so; bounds counts ranks with DuckDB on the file, charged as ever (issue 37, 4)."""
+    assert main(["inspect", str(sample_path)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert ": 20,000 rows, 9 columns. Read whole, in memory." in printed  # the rows step 1 shows
+    monkeypatch.setattr("workbench.core.data.engines.physical_memory", lambda: 4 << 20)
+    assert main(["inspect", str(sample_path)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert ": 20,000 rows read, 9 columns. The file is too large to read whole here" in printed
+    assert "it was read as a sample of its first rows: all 20,000 of them" in printed
+    ledger = tmp_path / "l.sqlite"
+    assert main(["bounds", str(sample_path), "--plan", str(sample_plan_path), "--column", "annual_income", "--epsilon",
+                 "2", "--search", "0", "1e9", "--ledger", str(ledger), *BUDGET]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Reading the data file out of core (DuckDB on the file)" in printed
+    assert "Suggested bounds for 'annual_income': 0 to" in printed
+    assert main(["ledger", "show", "--ledger", str(ledger)]) == 0
+    assert "bounds search of annual_income" in capsys.readouterr().out
+
+
+def test_every_command_fits_100_columns_and_says_each_clamping_note_once_in_its_statistics_words(
+        sample_path, tmp_path, capsys):
+    """The tables plan: plan-budget was 177 columns wide, ledger show and inspect 170-190; the means' clamping
+    note used the count's words and came once per mean (issue 37, 5)."""
+    tables = sample_path.with_name("household_survey.tables.plan.json")
+    plan = json.loads(tables.read_text())
+    plan["schema"]["columns"].append({"name": "age", "kind": "numeric", "lower": 0, "upper": 100})
+    plan["statistics"].append({"type": "mean", "column": "age", "by": "region", "epsilon": 0.5})
+    plan["total_budget"]["epsilon"] += 0.5
+    (tmp_path / "p.json").write_text(json.dumps(plan))
+    ledger = ["--ledger", str(tmp_path / "l.sqlite")]
+    runs = [["inspect", str(sample_path)], ["plan-budget", str(tmp_path / "p.json")],
+            ["release", str(sample_path), "--plan", str(tmp_path / "p.json"), "--out", str(tmp_path / "o"), *ledger,
+             "--dataset-budget", "9", "1e-5"], ["ledger", "show", *ledger]]
+    for arguments in runs:
+        assert main(arguments) == 0
+        printed = capsys.readouterr().out
+        wide = [line for line in printed.splitlines() if len(line) > 100 and not line.startswith("Wrote ")]
+        assert not wide, (arguments[0], wide)
+        if arguments[0] == "release":
+            released = " ".join(printed.split())
+    assert released.count("small counts come out slightly too large") == 1
+    assert released.count("a mean close to one of its bounds comes out slightly nearer the middle") == 1
+    assert "mean of age by region (values below 0 raised to 0 and above 100 lowered to 100)" in released

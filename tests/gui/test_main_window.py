@@ -759,3 +759,41 @@ def test_cancelling_an_out_of_core_release_spends_nothing(qtbot, window, sample_
     qtbot.waitUntil(lambda: task.done, timeout=60_000)
     assert page.result is None and page.release_button.isEnabled()
     assert not private_ledger.exists() or not Ledger(private_ledger).has_dataset(window.document.plan.dataset.name)
+
+
+def test_an_unused_numeric_column_is_not_needed_yet_until_a_statistic_uses_it(qtbot, window, sample_path):
+    """Empty bounds of a column nothing reads are not wrong: no red until a statistic uses it (issue 37, 5)."""
+    from dataclasses import replace
+
+    from workbench.core.privacy import MechanismKind
+    from workbench.core.release.plan import Budget, PlannedStatistic
+    from workbench.core.statistics import Mean
+
+    load(qtbot, window, sample_path)
+    page = window.columns_page
+    row = [s.name for s in window.document.plan.schema.columns].index("weekly_hours")
+    lower, upper = page.grid.cellWidget(row, 2), page.grid.cellWidget(row, 3)
+    assert lower.placeholderText() == upper.placeholderText() == "not needed yet"
+    assert "ffd6d6" not in lower.styleSheet() and "No statistic uses this column yet" in lower.toolTip()
+    plan = window.document.plan
+    window.document.update(replace(plan, statistics=(
+        PlannedStatistic(Mean("weekly_hours"), MechanismKind.LAPLACE, Budget(1.0)),)))
+    lower = page.grid.cellWidget(row, 2)
+    assert "ffd6d6" in lower.styleSheet() and lower.placeholderText() != "not needed yet"
+
+
+def test_step_5s_table_fits_a_1366_pixel_window_without_a_horizontal_scroll(qtbot, window, sample_path):
+    """At 1366x768 the table of the tables plan needed a horizontal scroll and cut the statistic's name: long
+    headers now wrap and the text columns narrow, the name keeping at least its least width (issue 37, 5)."""
+    from workbench.gui.preview_page import NAME_WIDTH
+
+    load(qtbot, window, sample_path)
+    window.resize(1366, 768)
+    assert window.open_plan(sample_path.with_name("household_survey.tables.plan.json"))
+    window.tabs.setCurrentWidget(window.preview_page)
+    table = window.preview_page.table
+    qtbot.waitUntil(lambda: table.viewport().width() > 600, timeout=5000)
+    qtbot.wait(200)
+    assert table.horizontalScrollBar().maximum() == 0
+    assert table.horizontalHeader().sectionSize(0) >= NAME_WIDTH
+    assert sum(table.horizontalHeader().sectionSize(c) for c in range(table.columnCount())) <= table.viewport().width()

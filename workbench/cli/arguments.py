@@ -7,7 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
-from workbench.core.data import Table, load_table
+from workbench.core.data import Table, load_sample, load_table
+from workbench.core.data.engines import choose_engine
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee
 
@@ -21,6 +22,19 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None) -> Table:
     return load_table(args.data, delimiter=delimiter(args), encoding=args.encoding, sheet=args.sheet, progress=progress)
+
+
+def load_for_looking(args: argparse.Namespace) -> tuple[Table, str]:
+    """The table as step 1 of the app loads it, and a sentence saying how: whole in memory, or, for a CSV,
+    TSV or Parquet file too large for half this machine's memory, its first rows (a sample), as the app does."""
+    decision = choose_engine(args.data)
+    if not decision.out_of_core:
+        return load(args), "Read whole, in memory."
+    table = load_sample(args.data, delimiter=delimiter(args), encoding=args.encoding)
+    read = (f"only its first {len(table.frame):,} rows were read" if len(table.frame) >= (table.sample_rows or 0)
+            else f"it was read as a sample of its first rows: all {len(table.frame):,} of them")
+    return table, (f"The file is too large to read whole here ({decision.estimate_words()}), so {read}, "
+                   "and what follows is proposed from them. A release reads the whole file out of core.")
 
 
 def delimiter(args: argparse.Namespace) -> str | None:

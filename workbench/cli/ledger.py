@@ -9,6 +9,7 @@ import argparse
 import csv
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 from workbench.cli.arguments import ledger_argument
@@ -103,18 +104,19 @@ def _ledger_in_words(ledger: Ledger) -> str:
 def _ledger_show(args: argparse.Namespace) -> int:
     ledger = Ledger(args.ledger)
     records = [ledger.dataset(args.dataset)] if args.dataset else ledger.datasets()
-    print(_ledger_in_words(ledger))
+    say(_ledger_in_words(ledger))
     if not records:
         print("No dataset has been released yet.")
     for record in records:
         relation = Neighbouring(record.neighbouring).in_words
-        print(f"\n{record.name}: privacy unit {record.privacy_unit}; neighbours differ by {relation}")
+        print()
+        say(f"{record.name}: privacy unit {record.privacy_unit}; neighbours differ by {relation}")
         say(
             f"  {spent_in_words(record.spent, record.budget)}, in {record.releases} release(s); left "
             f"{record.remaining_in_words} ({record.spent.method})"
         )
         for entry in ledger.entries(record.name):
-            print(_entry_line(entry))
+            print(textwrap.fill(_entry_line(entry), width=100, subsequent_indent="      ", break_on_hyphens=False))
     seq, digest = ledger.head()
     print(f"\nNewest entry #{seq}, hash {digest[:16]}… (note it to detect removal of later entries)")
     return 0

@@ -30,7 +30,7 @@ def write_utf8() -> None:
 
 def say(text: str) -> None:
     """A sentence for the console, wrapped at 100 columns."""
-    print(textwrap.fill(text, width=100, subsequent_indent="  "))
+    print(textwrap.fill(text, width=100, subsequent_indent="  ", break_on_hyphens=False))
 
 
 def shortened(text: str, width: int) -> str:
@@ -38,11 +38,37 @@ def shortened(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_table(rows: list[tuple[str, ...]], right: frozenset[int] = frozenset()) -> None:
-    """Print rows as aligned columns under a ruled header; columns in ``right`` align right."""
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
-    for n, row in enumerate(rows):
-        cells = [str(c).rjust(w) if i in right and n else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        print("  ".join(cells).rstrip())
+def print_table(rows: list[tuple[str, ...]], right: frozenset[int] = frozenset(), width: int = 100) -> None:
+    """Print rows as aligned columns under a ruled header; columns in ``right`` align right.
+
+    A table wider than ``width`` wraps its widest columns onto continuation lines (a long header, a
+    long label), never within a word, so that it reads in a terminal of that many columns."""
+    texts = [[str(c) for c in row] for row in rows]
+    widths = fitted_widths(texts, right, width)
+    for n, row in enumerate(texts):
+        pieces = [_wrapped(c, w) for c, w in zip(row, widths)]
+        for line in range(max(len(p) for p in pieces)):
+            cells = [(p[line] if line < len(p) else "") for p in pieces]
+            cells = [c.rjust(w) if i in right and n else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+            print("  ".join(cells).rstrip())
         if n == 0:
             print("  ".join("-" * w for w in widths).rstrip())
+
+
+def fitted_widths(rows: list[list[str]], right: frozenset[int], width: int) -> list[int]:
+    """Each column's width: its longest cell, the widest text columns narrowed until the table fits."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    floor = [max((len(word) for row in rows for word in row[i].split()), default=0) for i in range(len(widths))]
+    while sum(widths) + 2 * (len(widths) - 1) > width:
+        narrowable = [i for i in range(len(widths)) if widths[i] > max(floor[i], 8)]
+        if not narrowable:
+            break
+        widest = max(narrowable, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return widths
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    if len(text) <= width:
+        return [text]
+    return textwrap.wrap(text, width=max(width, 1), break_on_hyphens=False) or [""]

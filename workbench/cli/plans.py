@@ -7,9 +7,19 @@ import argparse
 import math
 from pathlib import Path
 
-from workbench.cli.arguments import data_arguments, dataset_budget, dataset_budget_argument, ledger_argument, load
+from workbench.cli.arguments import (
+    data_arguments,
+    dataset_budget,
+    dataset_budget_argument,
+    ledger_argument,
+    delimiter,
+    load,
+    load_for_looking,
+)
+from workbench.core.data.engines import choose_engine
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.cli.output import print_table, say
-from workbench.core.data import ColumnKind, propose_kinds
+from workbench.core.data import ColumnKind, PrivacyUnit, propose_kinds
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import (
     NEUTRAL_NAME,
@@ -23,10 +33,12 @@ from workbench.core.release import (
     estimate_bounds,
     expected_error,
     plan_template,
+    proposed_identifiers,
     size_for_error,
     with_bounds,
     with_privacy,
 )
+from workbench.core.release.bounds import search_schema
 from workbench.core.release.category_discovery import (
     DEFAULT_DELTA,
     DEFAULT_EPSILON,
@@ -55,6 +67,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     template.add_argument("--name", default=NEUTRAL_NAME,
                           help=f"the dataset's name, as reports and the ledger show it (default '{NEUTRAL_NAME}'; "
                                "never taken from the file's name)")
+    template.add_argument("--id-column", metavar="COLUMN",
+                          help="the column that says which person a row belongs to (default: none, one row is one "
+                               "person); the template names a column that looks like one, and leaves the choice to you")
+    template.add_argument("--max-rows", type=int, default=1, metavar="K",
+                          help="with --id-column, the most rows one person may have (public knowledge; default 1)")
     template.add_argument("--force", action="store_true", help="overwrite an existing plan file")
     template.set_defaults(run=_template)
 
@@ -100,12 +117,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    table = load(args)
+    table, how = load_for_looking(args)
     proposals = propose_kinds(table)
     details = f"{table.file_format}"
     if table.encoding:
         details += f", encoding {table.encoding}, delimiter {table.delimiter!r}"
-    print(f"{table.source.name} ({details}): {len(proposals)} columns\n")
+    rows_read = len(table.frame)  # as step 1 of the app says it: the curator's own view, never exported
+    say(f"{table.source.name} ({details}): {rows_read:,} rows{' read' if table.sample_rows else ''}, "
+        f"{len(proposals)} columns. {how}")
+    print()
     labelled = any(p.label for p in proposals)  # the file's description of each column, as steps 1 and 3 show it
     rows = [("column", *(("label",) if labelled else ()), "stored as", "missing", "proposed kind", "why")]
     rows += [(p.name, *((p.label,) if labelled else ()), p.storage, f"{p.missing:,}", p.kind.value, p.reason)
@@ -113,11 +133,11 @@ def _inspect(args: argparse.Namespace) -> int:
     print_table(rows, right=frozenset({3 if labelled else 2}))
     labelled = [p for p in proposals if p.offered_categories]
     for proposal in labelled:
-        print(f"\nCategories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")
-    print(
-        "\nConfirm or change each kind in your plan. Bounds and categories must come from public knowledge, "
-        "not from the data: `dp-workbench plan-template` writes a plan with places for them."
-    )
+        print()
+        say(f"Categories offered by the file's value labels for '{proposal.name}': {', '.join(proposal.offered_categories)}")
+    print()
+    say("Confirm or change each kind in your plan. Bounds and categories must come from public knowledge, "
+        "not from the data: `dp-workbench plan-template` writes a plan with places for them.")
     return 0
 
 
@@ -126,7 +146,8 @@ def _template(args: argparse.Namespace) -> int:
     out = args.out or args.data.with_name(args.data.stem + ".plan.json")
     if out.exists() and not args.force:
         raise WorkbenchError(f"{out} already exists. Choose another name with --out, or add --force to replace it.")
-    plan = plan_template(table, total_epsilon=args.epsilon, name=args.name)
+    unit = PrivacyUnit(args.id_column, args.max_rows) if args.id_column else PrivacyUnit()
+    plan = plan_template(table, total_epsilon=args.epsilon, name=args.name, unit=unit)
     if args.delta:
         check_delta_for_size(args.delta, plan.size())
         plan = with_privacy(plan, approximate=True, delta=args.delta)
@@ -135,20 +156,36 @@ def _template(args: argparse.Namespace) -> int:
     categorical = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.CATEGORICAL.value]
     print(f"Wrote {out}.")
     if args.name == NEUTRAL_NAME:
-        print(f"The dataset is called '{NEUTRAL_NAME}': give it the name reports and the ledger should show "
+        say(f"The dataset is called '{NEUTRAL_NAME}': give it the name reports and the ledger should show "
               "(--name, or 'name' under 'dataset' in the plan). The file's name is never used.")
-    print(PROPOSAL_WORDS)
+    say(unit_words(plan.schema.unit, proposed_identifiers(plan.schema)))
+    say(PROPOSAL_WORDS)
     if numeric:
-        print(f"Fill in 'lower' and 'upper' for: {', '.join(numeric)}.")
+        say(f"Fill in 'lower' and 'upper' for: {', '.join(numeric)}.")
     empty = [c.name for c in plan.schema.columns if getattr(c, "categories", None) == ()]
     if empty:
-        print(f"Fill in the public 'categories' for: {', '.join(empty)}.")
+        say(f"Fill in the public 'categories' for: {', '.join(empty)}.")
     elif categorical:
-        print(f"Check the categories taken from the file's value labels for: {', '.join(categorical)}.")
+        say(f"Check the categories taken from the file's value labels for: {', '.join(categorical)}.")
     guarantee = f"(ε, δ)-DP with δ = {args.delta:g}" if args.delta else "pure ε-DP (δ = 0)"
-    print(f"The plan promises {guarantee}. {PRIVACY_TRADE_OFF}")
-    print("Then check the privacy unit, the statistics and their ε, and run `dp-workbench release`.")
+    say(f"The plan promises {guarantee}. {PRIVACY_TRADE_OFF}")
+    say("Then check the privacy unit, the statistics and their ε, and run `dp-workbench release`.")
     return 0
+
+
+def unit_words(unit: PrivacyUnit, identifiers: list[str]) -> str:
+    """What the template protects, and the question it leaves to the user about a proposed identifier."""
+    if unit.id_column:
+        return (f"The plan protects each person identified by '{unit.id_column}', with at most {unit.max_rows_per_person} "
+                f"row{'s' if unit.max_rows_per_person != 1 else ''} each (a person's later rows are left out): "
+                "'id_column' and 'max_rows_per_person' under 'privacy_unit'.")
+    others = [name for name in identifiers if name != unit.id_column]
+    if not others:
+        return "The plan protects one row: each row is taken to be one person ('privacy_unit' in the plan)."
+    named = ", ".join(f"'{name}'" for name in others)
+    return (f"{named} looks like an identifier, but the plan protects one row (id_column null): is one row one person? "
+            f"If several rows can belong to one person (or household), run again with --id-column {others[0]} "
+            "--max-rows K, K the most rows one may have (public knowledge); rows beyond K are left out.")
 
 
 def _plan_budget(args: argparse.Namespace) -> int:
@@ -174,17 +211,22 @@ def _plan_budget(args: argparse.Namespace) -> int:
                 needs.append(f"{planned.statistic.label}: the target ± {planned.target_error:g} holds for a group of "
                              f"at least {rows_needed:,} rows; smaller groups get a wider error bar. Give "
                              "'smallest_group' to buy it for the smallest group you will publish.")
-    print_table(rows, right=frozenset({2, 3, 4, 6, 7}))
+    if all(planned.budget.delta == 0 for planned in plan.statistics):  # pure ε-DP: a column of zeros says nothing
+        rows = [row[:3] + row[4:] for row in rows]
+        print_table(rows, right=frozenset({2, 3, 5, 6}))
+    else:
+        print_table(rows, right=frozenset({2, 3, 4, 6, 7}))
     for line in needs:
         say(line)
     total = plan.guarantee()
-    print(f"\nTotal: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
+    print()
+    say(f"Total: ε = {total.epsilon:.4g}, δ = {total.delta:g} by {total.method} "
           f"(plan budget ε = {plan.total.epsilon:g}, δ = {plan.total.delta:g}).")
     say(f"'Reliable from': the smallest value (rows, for a count) whose cell has a coefficient of variation of at "
         f"most {plan.reliability.caution_above:.1%} at this ε; above {plan.reliability.suppress_above:.1%} a cell is "
         "too unreliable to publish.")
     if size:
-        print(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
+        say(f"Errors of means assume {size:,} rows (the public size estimate); computed without reading any data.")
     say("'At most ±' is the largest error bar the release can state at that size, for any true value within the "
          "bounds (a mean near the middle of its bounds gets a narrower one). For a statistic by group it is for "
          "the group named under 'for': give 'smallest_group' (the rows of the smallest group you will publish) "
@@ -221,14 +263,21 @@ def _bounds(args: argparse.Namespace) -> int:
     low, high = args.search
     if not low < high:
         raise WorkbenchError(f"The search range must run from a lower to a higher number, not {low:g} to {high:g}.")
-    estimate = estimate_bounds(
-        load(args), plan, args.column, args.epsilon, Ledger(args.ledger), dataset_budget(args), args.coverage, (low, high)
-    )
-    print(estimate.in_words())  # charged: the ledger holds it durably now
+    decision = choose_engine(args.data, len(search_schema(plan, args.column, (low, high)).columns))
+    say(decision.in_words())
+    if decision.out_of_core:  # exact ranks from DuckDB on the file: nothing but counts comes back
+        source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
+        with OutOfCoreData(source, search_schema(plan, args.column, (low, high))) as data:
+            estimate = estimate_bounds(source, plan, args.column, args.epsilon, Ledger(args.ledger),
+                                       dataset_budget(args), args.coverage, (low, high), data=data)
+    else:
+        estimate = estimate_bounds(load(args), plan, args.column, args.epsilon, Ledger(args.ledger),
+                                   dataset_budget(args), args.coverage, (low, high))
+    say(estimate.in_words())  # charged: the ledger holds it durably now
     if args.write:
         with_bounds(plan, args.column, estimate.lower, estimate.upper).save(args.plan)
         print(f"Wrote the bounds of '{args.column}' into {args.plan}.")
     else:
-        print("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
+        say("Add --write to put them into the plan, or enter them yourself (File > Open plan in the app).")
     return 0
 

@@ -20,12 +20,13 @@ from workbench.cli.arguments import (
 from workbench.cli.output import print_table, say, shortened
 from workbench.cli.progress import CommandProgress
 from workbench.core.data import Table
-from workbench.core.data.engines import EngineChoice, out_of_core_is_needed
+from workbench.core.data.engines import EngineChoice, choose_engine
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
+from workbench.core.release.postprocess import CLAMPED
 from workbench.core.report import (
     PAPER_SIZES,
     REPORT_FORMATS,
@@ -99,17 +100,17 @@ def _release(args: argparse.Namespace) -> int:
         source = spark_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
         say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
         with SparkData(source, plan.used_schema(), master=args.spark_master,
-                       progress=shown.stage(f"Reading {source.name} on Spark")) as data:
+                       progress=shown.stage("Reading the data file on Spark")) as data:
             result = _checked_release(data, source, plan, args, shown)
-    elif choice is EngineChoice.OUT_OF_CORE or (choice is EngineChoice.AUTO and out_of_core_is_needed(args.data)):
+    elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
         source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
-        why = "as asked" if choice is EngineChoice.OUT_OF_CORE else "it would take more than half of this machine's memory in pandas"
-        say(f"Reading {source.name} out of core (DuckDB on the file, {why}).")
+        if choice is EngineChoice.OUT_OF_CORE:
+            say("Reading the data file out of core (DuckDB on the file, as asked).")
         with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit,
-                           progress=shown.stage(f"Reading {source.name}")) as data:
+                           progress=shown.stage("Reading the data file")) as data:
             result = _checked_release(data, source, plan, args, shown)
     else:
-        table = load(args, progress=shown.stage(f"Reading {Path(args.data).name}"))
+        table = load(args, progress=shown.stage("Reading the data file"))
         label_maps = dict(table.label_maps)
         result = _checked_release(table, table, plan, args, shown)
     shown.finish()
@@ -142,6 +143,24 @@ def _synthetic_progress(plan: ReleasePlan, shown: CommandProgress) -> Callable[[
     if not any(isinstance(p.statistic, SyntheticTable) for p in plan.statistics):
         return None
     return lambda words: shown.announce(f"Synthetic table: {words}")
+
+
+def _auto_out_of_core(args: argparse.Namespace, choice: EngineChoice, plan: ReleasePlan) -> bool:
+    """AUTO's choice from the file and the plan's used columns, said before anything is read."""
+    if choice is not EngineChoice.AUTO:
+        return False
+    decision = choose_engine(args.data, len(plan.used_schema().columns))
+    say(decision.in_words())
+    return decision.out_of_core
+
+
+def _grouped_clamping(words: str) -> tuple[str, str]:
+    """A clamping sentence without its range, and the range: statistics of one kind clamped to different ranges
+    (a mean of age, a mean of income) then share one explanation, said once."""
+    if not words.startswith(CLAMPED + " (") or "): " not in words:
+        return words, ""
+    head, tail = words.split("): ", 1)
+    return f"{CLAMPED}: {tail}", head[len(CLAMPED) + 2:]
 
 
 def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:
@@ -178,10 +197,11 @@ def _print_release(result: Release) -> None:
     rows = [("statistic", "cell", "value", f"± ({percent})", "CV", "ε", "δ", "")]
     notes: dict[tuple[str, str], list[str]] = {}  # (statistic, note): its cells; numbered under the table (a note
     # in a column would widen it past 100 columns), the same note on several cells of a statistic said once
-    treated: dict[str, list[str]] = {}
+    treated: dict[str, dict[str, list[str]]] = {}  # words: for each range clamped to (or ""), the statistics
     for statistic in result.statistics:
         for words in statistic.post_processing:  # the same sentence for several statistics is said once
-            treated.setdefault(words, []).append(statistic.label)
+            words, clamped_to = _grouped_clamping(words)
+            treated.setdefault(words, {}).setdefault(clamped_to, []).append(statistic.label)
         first = True
         for cell in statistic.cells:
             marker = ""
@@ -209,9 +229,11 @@ def _print_release(result: Release) -> None:
         for i, ((label, note), cells) in enumerate(notes.items(), 1):
             text = f"{label}{' / ' + ', '.join(cells) if cells else ''}: {note}"
             print(textwrap.fill(text, width=100, initial_indent=f"  [{i}] ", subsequent_indent="      "))
-    for words, labels in treated.items():
+    for words, ranges in treated.items():
         print()
-        say(f"Post-processing of {', '.join(labels)}: {words}")
+        labels = "; ".join(", ".join(labels) + (f" ({clamped_to})" if clamped_to else "")
+                           for clamped_to, labels in ranges.items())
+        say(f"Post-processing of {labels}: {words}")
     total = result.guarantee
     print()
     say(f"Total: ε = {total.epsilon:g}, δ = {total.delta:g} by {total.method}.")

@@ -56,6 +56,7 @@ from workbench.core.release.category_discovery import (
 from workbench.core.release import (
     SEARCH_RANGE,
     BoundsEstimate,
+    ReleasePlan,
     categorical_column,
     estimate_bounds,
     with_bounds,
@@ -73,6 +74,9 @@ KINDS = {
 }
 INVALID = "background-color: #ffd6d6; color: #000000;"
 MAX_ROWS = 200  # columns shown at once; more are found by name
+NOT_NEEDED = "not needed yet"
+NOT_NEEDED_WORDS = ("No statistic uses this column yet, so it needs no bounds or categories; give them when a "
+                    "statistic in step 4 uses it (they must come from public knowledge, not from the data).")
 HEADERS = ["Column", "Kind", "Lower bound", "Upper bound", "Categories", "Missing values become"]
 
 
@@ -196,6 +200,20 @@ class CategoriesDialog(QDialog):
         return OutsideCategories.OTHER if self.other.isChecked() else OutsideCategories.DROP
 
 
+def used_columns(plan: ReleasePlan) -> frozenset[str]:
+    """The columns a release reads: those of its statistics and the person's identifier (``used_schema``)."""
+    return frozenset(c.name for c in plan.used_schema().columns)
+
+
+def not_needed_yet(spec: ColumnSpec, used: frozenset[str]) -> bool:
+    """A column no statistic reads, with a bound or its categories still empty: nothing is wrong with it, yet."""
+    if spec.name in used:
+        return False
+    if isinstance(spec, NumericColumn):
+        return spec.lower is None or spec.upper is None
+    return isinstance(spec, CategoricalColumn) and not spec.categories
+
+
 class ColumnsPage(QWidget):
     bounds_released = Signal(object)  # a BoundsEstimate, charged to the ledger
     categories_released = Signal(object)  # DiscoveredCategories, charged to the ledger
@@ -273,6 +291,7 @@ class ColumnsPage(QWidget):
         self.problems: dict[str, str] = {}  # column -> what is wrong with its fields
         document.changed.connect(self.refresh)
         self._shown: tuple[ColumnSpec, ...] = ()
+        self._used: frozenset[str] = frozenset()  # the columns a statistic reads, as the rows show them
         self.visible: list[int] = []  # schema positions of the grid's rows
         self.refresh()
 
@@ -287,13 +306,16 @@ class ColumnsPage(QWidget):
             if chosen in numeric:
                 self.bounds_column.setCurrentText(chosen)
         self.estimate.setEnabled(bool(numeric) and self.task is None)
-        if columns == self._shown:
+        used, was_used = used_columns(self.document.plan), self._used
+        if columns == self._shown and used == was_used:
             return
+        self._used = used
         matching = self._matching(columns)
         visible = matching[:MAX_ROWS]  # a table of thousands of columns is found by name, not built as widgets
         if visible == self.visible and len(columns) == len(self._shown):
             for row, index in enumerate(visible):  # the same rows: redraw only the columns that changed
-                if columns[index] != self._shown[index]:
+                name = columns[index].name
+                if columns[index] != self._shown[index] or (name in used) != (name in was_used):
                     self._show_row(row, columns[index])
         else:
             self.visible = visible
@@ -369,6 +391,9 @@ class ColumnsPage(QWidget):
         if isinstance(spec, NumericColumn):
             lower.setText("" if spec.lower is None else f"{spec.lower:g}")
             upper.setText("" if spec.upper is None else f"{spec.upper:g}")
+            if spec.name not in self._used:  # nothing reads it yet: its bounds are not missing, only not needed
+                for field in (lower, upper):
+                    field.setPlaceholderText(NOT_NEEDED)
         if isinstance(spec, CategoricalColumn):
             shown = ", ".join(spec.categories[:4]) + (" …" if len(spec.categories) > 4 else "")
             other = f" + {OTHER_BIN}" if spec.outside is OutsideCategories.OTHER else ""
@@ -397,6 +422,10 @@ class ColumnsPage(QWidget):
             widget.setStyleSheet("")
             widget.setToolTip("")
         problem = self.problems.get(spec.name)
+        if problem is None and not_needed_yet(spec, self._used):
+            for widget in (lower, upper) if isinstance(spec, NumericColumn) else (categories,):
+                widget.setToolTip(NOT_NEEDED_WORDS)
+            return
         if problem is None:
             try:
                 spec.validate()

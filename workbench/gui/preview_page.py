@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -61,8 +61,12 @@ SAMPLING_TIP = (
     "with this probability, the guarantee for a person of the population is stronger: ε' = ln(1 + rate·(e^ε − 1)). "
     + SAMPLING_CONDITIONS
 )
-HEADERS = ["Statistic", "Weight", "Lock ε", "ε", "± error (95%)", "Relative error", "Target ± (95%)",
-           "Smallest group (rows)", "Reliable from"]
+# long headers on two lines, and a cell's basis or CV under its value: the table fits 1366 pixels (issue 37, 5)
+HEADERS = ["Statistic", "Weight", "Lock\nε", "ε", "± error\n(95%)", "Relative\nerror", "Target ±\n(95%)",
+           "Smallest\ngroup (rows)", "Reliable\nfrom"]
+NAME_WIDTH = 170  # the least width of the statistic's name, which wraps onto a second line below it
+TEXT_WIDTH = 90  # the least width of the other texts (they wrap too) and of the target and group fields
+WRAPPED = (0, 4, 5, 6, 7, 8)  # the columns that can be narrowed (the others hold numbers, a weight and a tick)
 
 
 STATISTIC_AXIS = "noise added (in the statistic's units)"
@@ -140,7 +144,8 @@ class PreviewPage(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         # sized once per change of the statistics, not on every slider move (that re-measures every cell)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setStretchLastSection(False)  # fit_table gives the room to the name
+        self.table.viewport().installEventFilter(self)
         self._sized_for: tuple = ()
         self.table.horizontalHeaderItem(6).setToolTip(
             "The accuracy you need, e.g. 50 for 'within ±50 with 95% confidence'. The statistic then gets the "
@@ -399,7 +404,7 @@ class PreviewPage(QWidget):
         error_text = error_words(error, shown.statistic.error_unit) if math.isfinite(error) else "needs a size estimate"
         basis = error_basis(shown, plan.schema, size)
         if (shown.statistic.by or shown.statistic.weighted_by) and basis and math.isfinite(error):
-            error_text += f" ({basis})"
+            error_text += f"\n({basis})"
             caveat = smallest_group_caveat(shown)
             error_detail = f"{error_text}; {caveat}" if caveat else ""
         interval = interval_words(shown, plan.schema, size, plan.confidence)
@@ -413,7 +418,7 @@ class PreviewPage(QWidget):
             relative_text = words if not reference else ""
         reliable_text = reliable_from_words(shown, error, plan)
         if reliable_text:
-            reliable_text += f" (CV ≤ {plan.reliability.caution_above:.1%})"
+            reliable_text += f"\n(CV ≤ {plan.reliability.caution_above:.1%})"
         return error_text, error_detail, relative_text, reliable_text, error
 
     def _after_rows(self, plan, budgeted, selected: int, problem: str | None) -> None:
@@ -423,7 +428,7 @@ class PreviewPage(QWidget):
         shape = tuple(p.statistic for p in plan.statistics)
         if shape != self._sized_for:
             self._sized_for = shape
-            self.table.resizeColumnsToContents()
+            self.fit_table()
 
         cost, problem_text = None, None
         if budgeted is not None:
@@ -437,6 +442,32 @@ class PreviewPage(QWidget):
         if cost is not None:
             self._tight_timer.start()
         self.draw_noise()
+
+    def fit_table(self) -> None:
+        """Columns sized to their contents, then the statistic's name narrowed (it wraps) until the table needs no
+        horizontal scroll; rows as tall as their wrapped text."""
+        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        widths = {c: header.sectionSize(c) for c in range(self.table.columnCount())}
+        excess = sum(widths.values()) - self.table.viewport().width() + 2  # its frame: no scroll bar for 2 pixels
+        while excess > 0:  # narrow the widest text column (the name last); its words wrap onto more lines
+            narrowable = [c for c in WRAPPED if widths[c] > (NAME_WIDTH if c == 0 else TEXT_WIDTH)]
+            if not narrowable:
+                break
+            widest = max(narrowable, key=lambda c: widths[c])
+            step = min(excess, 8, widths[widest] - (NAME_WIDTH if widest == 0 else TEXT_WIDTH))
+            widths[widest] -= step
+            excess -= step
+        if excess < 0:  # room left: to the statistic's name, whose whole label is read most
+            widths[0] -= excess
+        for column in WRAPPED:
+            header.resizeSection(column, widths[column])
+        self.table.resizeRowsToContents()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_table()  # the window, or the splitter beside the budget, gave the table another width
+        return super().eventFilter(watched, event)
 
     def show_tightest(self) -> None:
         """The plan's cost by the tightest valid accountant, with verified noise scales."""

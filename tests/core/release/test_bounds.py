@@ -1,5 +1,7 @@
 """DP bounds help: a charged release of low and high quantiles over a wide log-spaced search."""
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -61,3 +63,17 @@ def test_bounds_of_a_categorical_column_are_refused_before_spending(tmp_path):
                                                 (-0.0234, False, -0.024), (-0.0234, True, -0.023), (0.0, True, 0.0)])
 def test_suggestions_are_rounded_outwards(value, up, expected):
     assert round_outwards(value, up) == pytest.approx(expected)
+
+
+def test_a_search_too_coarse_for_the_planned_size_is_refused_before_spending(tmp_path):
+    """At ε = 0.1 the rank error (335 rows) exceeds the 1% of 25,000 rows meant to lie outside: the
+    suggestion could land anywhere (issue 37, 4). Nothing is spent, and the ε that would do is named."""
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    sized = replace(PLAN, dataset=DatasetDescription("bounds test", size_estimate=25_000))
+    with pytest.raises(SchemaError, match=r"Nothing was spent.*within 335 rows.*Spend at least ε = 0\.14,") as refused:
+        estimate_bounds(TABLE, sized, "income", 0.1, ledger, Guarantee(3.0, 0.0, "budget"))
+    assert "250 rows" in str(refused.value)
+    assert not ledger.has_dataset("bounds test")
+    needed = float(re.search(r"at least ε = ([\d.]+)", str(refused.value)).group(1))
+    estimate = estimate_bounds(TABLE, sized, "income", needed, ledger, Guarantee(3.0, 0.0, "budget"))
+    assert "1st percentile and 99th percentile" in estimate.in_words() and "1th" not in estimate.in_words()

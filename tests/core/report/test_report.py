@@ -256,3 +256,13 @@ def test_a_ledger_entry_written_with_a_file_name_is_exported_without_it():
     body = json.dumps({"plan": {"dataset": {"name": "d", "file_name": "Patients_StMary.csv"}}, "fingerprint": "f"})
     exported = Entry(1, "d", "release", "now", body, "0", "h").public_json()
     assert "Patients_StMary" not in json.dumps(exported) and "fingerprint" not in exported
+
+
+def test_a_cells_reliability_reads_on_one_line_in_the_pdf_and_the_html(exported):
+    """"reliable (CV 4.3%)" wrapped after "(CV" in the PDF's narrow column (issue 37, 5)."""
+    _, out, _, _ = exported
+    text = pdf_text(out / "report.pdf")
+    flagged = [line for line in text.splitlines() if re.search(r"\(CV($|[\s\u00a0]+[\d<])", line)]
+    assert flagged and not [line for line in flagged if not re.search(r"\(CV[\s\u00a0]+[\d.,<>]+%\)", line)]
+    html = (out / "report.html").read_text()
+    assert 'class="small reliability"' in html and "td.reliability { white-space: nowrap; }" in html

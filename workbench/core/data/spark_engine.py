@@ -160,6 +160,9 @@ class SparkData(SqlData):
         self.schema = schema
         self.source = source
         if spark is None:
+            from workbench.core.data.spark_quiet import ignore_pandas_version_warning
+
+            ignore_pandas_version_warning()  # before pyspark is imported
             from pyspark.sql import SparkSession
 
             spark = SparkSession.getActiveSession()  # a session already running here is used, and left running
@@ -277,15 +280,19 @@ class SparkData(SqlData):
 def start_session(master: str | None = None) -> Any:
     """A SparkSession for DP Workbench: ``master`` if given, else what Spark's configuration (spark-defaults.conf,
     SPARK_MASTER) says, else local mode on every core; its web UI off."""
+    from workbench.core.data.spark_quiet import ignore_pandas_version_warning, log4j_option, quietly_started
+
+    ignore_pandas_version_warning()
     from pyspark.sql import SparkSession
 
     builder = (SparkSession.builder.appName("DP Workbench").config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false"))  # no progress bars over the command line's output
+               .config("spark.ui.showConsoleProgress", "false")  # no progress bars over the command line's output
+               .config("spark.driver.extraJavaOptions", log4j_option()))  # errors only: no start-up warnings
     if master:
         builder = builder.master(master)
     elif not _configured_master():
         builder = builder.master("local[*]")
-    session = builder.getOrCreate()
+    session = quietly_started(builder.getOrCreate)
     session.sparkContext.setLogLevel("ERROR")
     return session
 

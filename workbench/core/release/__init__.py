@@ -51,6 +51,7 @@ from workbench.core.release.template import (
     categorical_column,
     describe_columns,
     plan_template,
+    proposed_identifiers,
 )
 from workbench.core.release.versions import PrintVersion, software_in_words
 
@@ -60,7 +61,7 @@ __all__ = [
     "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_location", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
     "describe_columns", "error_basis", "estimate_bounds", "expected_error", "group_size", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
-    "plan_template", "PlannedStatistic", "PlannedSynthetic", "synthetic_preview", "synthetic_words", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
+    "plan_template", "proposed_identifiers", "PlannedStatistic", "PlannedSynthetic", "synthetic_preview", "synthetic_words", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "Registration", "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
     "SEARCH_RANGE", "SqliteLedger", "size_for_error", "smallest_group_caveat", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",
 ]

@@ -39,13 +39,31 @@ from workbench.core.data import Schema
 from workbench.core.errors import PlanError
 from workbench.core.privacy import SIMULATIONS, Noise, simulated_halfwidth, simulated_noise, simulation_rng
 from workbench.core.real import is_finite_real
-from workbench.core.statistics import Cell, CrossTab, Histogram, Statistic
+from workbench.core.statistics import Cell, Count, CrossTab, Histogram, Mean, Proportion, Statistic, Sum, Variance
 
 
 def can_be_made_consistent(statistic: Statistic) -> bool:
     """A histogram (made to sum to the count) or a cross-tabulation (fitted with its margins), neither by group
     nor weighted: their cells then count the same rows as the totals they are made to agree with."""
     return isinstance(statistic, (Histogram, CrossTab)) and not statistic.by and not statistic.weighted_by
+
+
+CLAMPED = "Clamped into the possible range"  # the start of the clamping sentence, which a console groups by
+
+
+def clamp_bias(statistic: Statistic) -> str:
+    """What clamping does on average to this kind of statistic, in its own words."""
+    if isinstance(statistic, (Count, Histogram, CrossTab)):
+        return "small counts come out slightly too large on average"
+    if isinstance(statistic, Proportion):
+        return "shares near 0% or 100% come out slightly nearer the middle on average"
+    if isinstance(statistic, Variance):  # and the standard deviation, a variance's square root
+        return f"a small {statistic.words or 'variance'} comes out slightly too large on average"
+    if isinstance(statistic, Mean):
+        return "a mean close to one of its bounds comes out slightly nearer the middle on average"
+    if isinstance(statistic, Sum):
+        return "a sum close to one of its bounds comes out slightly nearer the middle on average"
+    return "a value close to an edge comes out slightly nearer the middle on average"
 
 
 @dataclass(frozen=True)
@@ -105,10 +123,9 @@ class PostProcessing:
                 edges = [f"below {low:g} raised to {low:g}" if not math.isinf(low) else "",
                          f"above {high:g} lowered to {high:g}" if not math.isinf(high) else ""]
                 words.append(
-                    f"Clamped into the possible range (values {' and '.join(e for e in edges if e)}): this never "
-                    "moves a value away from the truth, but near the edge it biases values towards the inside "
-                    "(small counts come out slightly too large on average). The raw noisy values are kept in "
-                    "results.json."
+                    f"{CLAMPED} (values {' and '.join(e for e in edges if e)}): this never moves a value away from "
+                    f"the truth, but near the edge it biases values towards the inside ({clamp_bias(statistic)}). "
+                    "The raw noisy values are kept in results.json."
                 )
         if self.round_to is not None:
             words.append(

@@ -24,6 +24,7 @@ from workbench.core.data import (
     Table,
     propose_kinds,
 )
+from workbench.core.errors import SchemaError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
 from workbench.core.statistics import Count, Histogram, Mean, Statistic
@@ -57,6 +58,11 @@ def categorical_column(name: str, labelled: Sequence[str] = ()) -> CategoricalCo
     return CategoricalColumn(name)
 
 
+def proposed_identifiers(schema: Schema) -> list[str]:
+    """The columns described as identifiers: candidates for the privacy unit, never chosen silently."""
+    return [c.name for c in schema.columns if isinstance(c, IdentifierColumn)]
+
+
 NEUTRAL_NAME = "Unnamed dataset"  # never the file's name: it would be the report's title and the ledger's key
 
 PROPOSAL_WORDS = (
@@ -73,14 +79,22 @@ CHOSEN_AFTER_LOOKING_WORDS = (
 )
 
 
-def plan_template(table: Table, total_epsilon: float = 1.0, name: str = NEUTRAL_NAME) -> ReleasePlan:
+def plan_template(table: Table, total_epsilon: float = 1.0, name: str = NEUTRAL_NAME,
+                  unit: PrivacyUnit = PrivacyUnit()) -> ReleasePlan:
     """A plan with a count, a mean per numeric column and a histogram per categorical column.
 
     The total ε is split evenly; bounds are left empty (null) and must be filled in. The dataset is
     given a neutral ``name`` for the user to confirm, never the file's: a file called
     "Patients_StMary_2026_confidential" must not become the title of a published report.
+    The privacy ``unit`` is the user's: a column that looks like an identifier is only proposed
+    (``proposed_identifiers``), since how many rows one value may hold is public knowledge to state.
     """
     columns = describe_columns(propose_kinds(table))
+    if unit.id_column is not None:
+        if unit.id_column not in {c.name for c in columns}:
+            raise SchemaError(f"There is no column '{unit.id_column}' to identify a person by. The columns are: "
+                              f"{', '.join(c.name for c in columns)}.")
+        columns = tuple(IdentifierColumn(c.name, label=c.label) if c.name == unit.id_column else c for c in columns)
     statistics: list[Statistic] = [Count()]
     for spec in columns:
         if isinstance(spec, NumericColumn):
@@ -90,7 +104,7 @@ def plan_template(table: Table, total_epsilon: float = 1.0, name: str = NEUTRAL_
     share = total_epsilon / len(statistics)
     return ReleasePlan(
         dataset=DatasetDescription(name=name),
-        schema=Schema(columns=columns, unit=PrivacyUnit()),
+        schema=Schema(columns=columns, unit=unit),
         statistics=tuple(PlannedStatistic(s, MechanismKind.LAPLACE, Budget(share)) for s in statistics),
         total=Budget(total_epsilon),
     )

@@ -117,10 +117,10 @@ def render_pdf(report: Report, paper: str = "a4") -> bytes:
         headers = ("Cell", "Released value", f"Error ({report.confidence:.0%})", "Reliability", "Note")
         rows = [[Paragraph(f"<b>{h}</b>", styles["cell"]) for h in headers]]
         rows += [
-            [Paragraph(escape(text), styles["cell"]) for text in (r.cell, r.value, r.error, r.reliability, r.note)]
+            [Paragraph(escape(text), styles["cell"]) for text in (r.cell, r.value, r.error, one_line(r.reliability), r.note)]
             for r in section.rows
         ]
-        table = Table(rows, colWidths=[0.22 * width, 0.15 * width, 0.15 * width, 0.16 * width, 0.32 * width], repeatRows=1)
+        table = Table(rows, colWidths=column_widths(width, [r.reliability for r in section.rows]), repeatRows=1)
         table.setStyle(TableStyle([
             ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#bbbbbb")),
             ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#f0f0f0")),
@@ -148,6 +148,26 @@ def render_pdf(report: Report, paper: str = "a4") -> bytes:
 
     document.build(story, canvasmaker=_NumberedCanvas)
     return buffer.getvalue()
+
+
+CELL_PADDING = 12  # points: a table cell's left and right padding (6 each, ReportLab's default) and a margin
+
+
+def one_line(text: str) -> str:
+    """A reliability ("use with caution (CV 21%)") that wraps, if at all, only between its flag and its CV."""
+    flag, _, cv = text.partition(" (")
+    return f"{flag} ({cv.replace(' ', NBSP)}" if cv else text
+
+
+NBSP = "\u00a0"
+
+
+def column_widths(width: float, reliabilities: list[str]) -> list[float]:
+    """Cell, value, error, reliability and note: the reliability column as wide as its longest text on one line
+    (it wrapped "reliable (CV / 4.3%)"), at least 16% of the width; the note column gives up the difference."""
+    longest = max((pdfmetrics.stringWidth(text, FONT, 8) for text in reliabilities), default=0.0) + CELL_PADDING
+    reliability = min(max(0.16 * width, longest), 0.3 * width)
+    return [0.22 * width, 0.15 * width, 0.15 * width, reliability, 0.48 * width - reliability]
 
 
 def _figure(picture: Picture, width: float, styles: dict[str, ParagraphStyle]) -> KeepTogether:
