@@ -62,7 +62,10 @@ class CommandProgress:
     def _late(self, words: str) -> None:
         with self._lock:
             if self._words == words and not self._line_open:
-                self._write(f"{words}…")
+                try:
+                    self._write(f"{words}…")
+                except (OSError, ValueError):  # the stream is gone (the command ended): nothing to say
+                    pass
 
     def announce(self, words: str) -> None:
         """Start a stage that is long from its start (a synthetic table's fit): said at once, even in a command

@@ -93,27 +93,29 @@ def _release(args: argparse.Namespace) -> int:
             check_formats(args.synthetic_format, planned.statistic.rows)
     choice = EngineChoice(args.engine)
     shown = CommandProgress()  # on standard error, for a release that takes more than a few seconds
-    label_maps: dict = {}  # the input's value labels, for a synthetic file written as SPSS or Stata
-    if choice is EngineChoice.SPARK:
-        from workbench.core.data.spark_engine import SparkData, spark_source
+    try:
+        label_maps: dict = {}  # the input's value labels, for a synthetic file written as SPSS or Stata
+        if choice is EngineChoice.SPARK:
+            from workbench.core.data.spark_engine import SparkData, spark_source
 
-        source = spark_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
-        say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
-        with SparkData(source, plan.used_schema(), master=args.spark_master,
-                       progress=shown.stage("Reading the data file on Spark")) as data:
-            result = _checked_release(data, source, plan, args, shown)
-    elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
-        source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
-        if choice is EngineChoice.OUT_OF_CORE:
-            say("Reading the data file out of core (DuckDB on the file, as asked).")
-        with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit,
-                           progress=shown.stage("Reading the data file")) as data:
-            result = _checked_release(data, source, plan, args, shown)
-    else:
-        table = load(args, progress=shown.stage("Reading the data file"))
-        label_maps = dict(table.label_maps)
-        result = _checked_release(table, table, plan, args, shown)
-    shown.finish()
+            source = spark_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
+            say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
+            with SparkData(source, plan.used_schema(), master=args.spark_master,
+                           progress=shown.stage("Reading the data file on Spark")) as data:
+                result = _checked_release(data, source, plan, args, shown)
+        elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
+            source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
+            if choice is EngineChoice.OUT_OF_CORE:
+                say("Reading the data file out of core (DuckDB on the file, as asked).")
+            with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit,
+                               progress=shown.stage("Reading the data file")) as data:
+                result = _checked_release(data, source, plan, args, shown)
+        else:
+            table = load(args, progress=shown.stage("Reading the data file"))
+            label_maps = dict(table.label_maps)
+            result = _checked_release(table, table, plan, args, shown)
+    finally:
+        shown.finish()  # also when the release stops: no stage is said after the command ends
     _print_release(result)  # charged: the ledger holds it durably now
     if result.synthetic:
         files = write_synthetic(result, args.out, args.synthetic_format, label_maps)
