@@ -33,7 +33,7 @@ def test_a_new_datasets_total_delta_is_held_to_the_same_rule(qtbot, window, samp
     assert window.open_plan(sample_plan_path)
     page = window.release_page
     refusals = []
-    monkeypatch.setattr(page, "_refuse", lambda title, text: refusals.append(text))
+    monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(str(error)))
     window.preview_page.budget.total_delta.setText("0.001")  # the sample's estimate is 25,000 persons
     page.ask = False
     page.confirm_and_release()
@@ -53,7 +53,7 @@ def test_a_plan_under_other_terms_is_refused_before_the_confirmation(qtbot, wind
     unit = replace(plan.schema.unit, max_rows_per_person=plan.schema.unit.max_rows_per_person + 1)
     window.document.update(replace(plan, schema=replace(plan.schema, unit=unit)))
     refusals = []
-    monkeypatch.setattr(page, "_refuse", lambda title, text: refusals.append(text))
+    monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(str(error)))
     page.result = None
     page.confirm_and_release()
     assert refusals and "cannot share one budget" in refusals[0]
@@ -72,7 +72,7 @@ def test_a_ledger_whose_key_is_not_here_is_refused_before_the_confirmation(
     qtbot.waitUntil(lambda: page.result is not None, timeout=60_000)
     monkeypatch.setenv(KEYS_VARIABLE, str(tmp_path / "another machine's keys"))
     refusals = []
-    monkeypatch.setattr(page, "_refuse", lambda title, text: refusals.append(text))
+    monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(str(error)))
     page.result = None
     page.confirm_and_release()
     assert refusals and "dp-workbench ledger key import" in refusals[0]

@@ -447,8 +447,13 @@ def test_bounds_are_estimated_with_dp_after_confirmation_and_charged(qtbot, wind
     assert record.spent.epsilon == 2.0 and record.releases == 1
 
 
-def test_a_large_file_shows_progress_and_cancelling_stops_the_reading(qtbot, window, warnings, sample_path, tmp_path):
+def test_a_large_file_shows_progress_and_cancelling_stops_the_reading(qtbot, window, warnings, sample_path, tmp_path,
+                                                                     monkeypatch):
     import pandas as pd
+
+    from workbench.core.data import text_files
+
+    monkeypatch.setattr(text_files, "BLOCK_BYTES", 1 << 18)  # 160 blocks: a busy machine cannot finish before Cancel
 
     big = tmp_path / "big.csv"
     sample = pd.read_csv(sample_path)

@@ -65,7 +65,7 @@ def test_the_budget_panel_names_the_server_and_a_refusal_names_alices_release(
     page = window.release_page
     page.ask = False
     refusals = []
-    monkeypatch.setattr(page, "_refuse", lambda title, text: refusals.append(text))
+    monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(str(error)))
     page.confirm_and_release()
     assert refusals and "would overspend" in refusals[0] and " by alice on " in refusals[0]
     assert page.task is None and not private_ledger.exists()
@@ -84,7 +84,7 @@ def test_a_server_that_cannot_be_reached_is_said_and_nothing_is_released(
     page = window.release_page
     page.ask = False
     refusals = []
-    monkeypatch.setattr(page, "_refuse", lambda title, text: refusals.append(text))
+    monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(str(error)))
     page.confirm_and_release()
     assert refusals and "never uses a ledger on this computer instead" in " ".join(refusals[0].split())
     assert page.task is None and page.result is None and not private_ledger.exists()
