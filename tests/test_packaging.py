@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.packaging
+@pytest.mark.timeout(3600)  # its subprocess has its own cap
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the smoke test builds the Linux bundle")
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
 def test_the_bundle_builds_from_a_clean_checkout_and_releases(tmp_path):
@@ -31,6 +32,7 @@ def _can_install_debian_packages() -> bool:
 
 
 @pytest.mark.packaging
+@pytest.mark.timeout(3600)  # its subprocess has its own cap
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Windows build under Wine runs on Linux")
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
 @pytest.mark.skipif(shutil.which("wine") is None and not _can_install_debian_packages(),

@@ -69,12 +69,14 @@ class Noise:
             return np.asarray(values, dtype=object)
         return np.asarray(_sampler(self.kind, self.scale)(values), dtype=object)
 
-    def may_be_clamped(self, noisy: Sequence[int], confidence: float) -> bool:
+    def may_be_clamped(self, noisy: Sequence[int]) -> bool:
         """Whether a noisy answer lies so near ±``INTEGER_LIMIT`` that its exact answer may have been clamped
-        there by ``sample``: within the noise's half-width of it (post-processing of the noisy answers)."""
+        there by ``sample``: within the half-width the noise exceeds only once in a billion draws
+        (``CLAMP_FLAG_CONFIDENCE``), not the report's 95%, which would leave one clamped answer in 40 unflagged.
+        Post-processing of the noisy answers."""
         if self.kind is MechanismKind.EXPONENTIAL:
             return False
-        reach = INTEGER_LIMIT - self.halfwidth(confidence)
+        reach = INTEGER_LIMIT - self.halfwidth(CLAMP_FLAG_CONFIDENCE)
         return any(abs(int(v)) >= reach for v in noisy)
 
     def halfwidth(self, confidence: float) -> int:
@@ -122,6 +124,7 @@ class Noise:
 
 MAX_SENSITIVITY = float(2**62)  # integer noise is drawn on 64-bit integers by OpenDP
 INTEGER_LIMIT = 2**62  # exact answers are clamped into ±this before OpenDP adds noise (Noise.sample)
+CLAMP_FLAG_CONFIDENCE = 1 - 1e-9  # a clamped answer goes unflagged at most once in a billion (Noise.may_be_clamped)
 
 
 def calibrate(

@@ -16,6 +16,7 @@ import datetime as _dt
 import getpass
 import secrets
 import sqlite3
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
@@ -33,6 +34,7 @@ from workbench.core.release.ledger import (
 from workbench.core.release.ledger_keys import KeyStore, user_keys
 
 T = TypeVar("T")
+_BUSY_SECONDS = 30.0  # how long a process waits for another's write to the same ledger file
 
 
 class SqliteTransaction:
@@ -121,14 +123,28 @@ class SqliteLedger(Ledger):
     # ------------------------------------------------------------------ connections
 
     def _connect(self) -> sqlite3.Connection:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            return db
-        except (OSError, sqlite3.Error) as exc:
-            raise self._error("opened", exc) from None
+        """A connection in WAL mode. Switching a new file to WAL takes a lock that SQLite does not wait for
+        (its busy handler is not called there): processes opening a fresh ledger at once got "database is
+        locked", so that switch is tried again, for as long as a busy transaction is waited for."""
+        waited, pause = 0.0, 0.01
+        while True:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
+            except (OSError, sqlite3.Error) as exc:
+                raise self._error("opened", exc) from None
+            try:
+                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                return db
+            except sqlite3.Error as exc:
+                db.close()
+                if not _busy(exc) or waited >= _BUSY_SECONDS:
+                    raise self._error("opened", exc) from None
+            time.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 0.5)
 
     def _error(self, doing: str, exc: BaseException) -> LedgerError:
         return LedgerError(
@@ -203,6 +219,10 @@ class SqliteLedger(Ledger):
             pass
         finally:
             db.close()
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
 def _rollback(db: sqlite3.Connection) -> None:

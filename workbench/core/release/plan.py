@@ -188,6 +188,28 @@ class PlannedStatistic:
             for query, noise in zip(_queries(self.statistic, schema), self.noises(schema, verified))
         ]
 
+    def check_budget(self, size: int | None) -> None:
+        """What every entry of a plan must meet before any data are read: a mechanism it can be released with,
+        an ε planned if the planner sets it, and an ε and δ that mechanism can spend on ``size`` persons."""
+        where = f"'{self.statistic.label}'"
+        allowed = self.statistic.mechanisms
+        if self.mechanism not in allowed:
+            names = " or ".join(m.title for m in allowed)
+            raise PlanError(f"{where} cannot be released with the {self.mechanism.title} mechanism; choose {names}.")
+        if self.budget_from_planner and self.budget.epsilon == UNPLANNED:
+            raise PlanError(f"{where}: its ε comes from its weight or accuracy target; plan the budget first "
+                            "(dp-workbench plan-budget, or step 5 in the app).")
+        try:
+            check_epsilon(self.budget.epsilon)
+            if self.mechanism is MechanismKind.GAUSSIAN:
+                check_delta(self.budget.delta)
+                check_delta_for_size(self.budget.delta, size)
+            elif self.budget.delta != 0:
+                other = " or choose the Gaussian mechanism" if MechanismKind.GAUSSIAN in allowed else ""
+                raise BudgetError(f"the {self.mechanism.title} mechanism spends no δ; set δ to 0{other}.")
+        except WorkbenchError as exc:
+            raise BudgetError(f"{where}: {exc}") from None
+
     def to_json(self) -> dict[str, Any]:
         budget = self.budget.to_json()
         if self.budget_from_planner and self.budget.epsilon == UNPLANNED:
@@ -270,21 +292,7 @@ class PlannedSynthetic(PlannedStatistic):
     def check(self, plan: "ReleasePlan") -> None:
         """Everything that can be refused before any data are read, with what to do instead."""
         table, where = self.statistic, f"'{self.statistic.label}'"
-        if self.mechanism not in table.mechanisms:
-            raise PlanError(f"{where} is released with the Gaussian mechanism (zero-concentrated DP) or the Laplace "
-                            f"mechanism (pure ε-DP), not {self.mechanism.title}.")
-        if self.budget_from_planner and self.budget.epsilon == UNPLANNED:
-            raise PlanError(f"{where}: its ε comes from its weight; plan the budget first (dp-workbench plan-budget, "
-                            "or step 5 in the app).")
-        try:
-            check_epsilon(self.budget.epsilon)
-            if self.mechanism is MechanismKind.GAUSSIAN:
-                check_delta(self.budget.delta)
-                check_delta_for_size(self.budget.delta, plan.size())
-            elif self.budget.delta != 0:
-                raise BudgetError("the Laplace mechanism spends no δ; set δ to 0 or choose the Gaussian mechanism.")
-        except WorkbenchError as exc:
-            raise BudgetError(f"{where}: {exc}") from None
+        self.check_budget(plan.size())
         axes = table.axes(plan.schema)
         size = plan.size()
         if not size:
@@ -418,27 +426,7 @@ class ReleasePlan:
             )
 
     def _check_statistic(self, planned: PlannedStatistic) -> None:
-        where = f"'{planned.statistic.label}'"
-        allowed = planned.statistic.mechanisms
-        if planned.mechanism not in allowed:
-            names = " or ".join(m.title for m in allowed)
-            raise PlanError(
-                f"{where} cannot be released with the {planned.mechanism.title} mechanism; choose {names}."
-            )
-        if planned.budget_from_planner and planned.budget.epsilon == UNPLANNED:
-            raise PlanError(f"{where}: its ε comes from its weight or accuracy target; plan the budget first "
-                            "(dp-workbench plan-budget, or step 5 in the app).")
-        try:
-            check_epsilon(planned.budget.epsilon)
-            if planned.mechanism is MechanismKind.GAUSSIAN:
-                check_delta(planned.budget.delta)
-                check_delta_for_size(planned.budget.delta, self.size())
-            elif planned.budget.delta != 0:
-                other = " or choose the Gaussian mechanism" if MechanismKind.GAUSSIAN in allowed else ""
-                raise BudgetError(f"the {planned.mechanism.title} mechanism spends no δ; set δ to 0{other}.")
-        except WorkbenchError as exc:
-            raise BudgetError(f"{where}: {exc}", place=Place("statistics", "statistic",
-                                                             statistic=planned.statistic.label)) from None
+        planned.check_budget(self.size())
         planned.statistic.queries(self.schema)  # raises if the columns do not fit the statistic
         planned.post.check(planned.statistic)
         if planned.post.consistent:

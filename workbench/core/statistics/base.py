@@ -328,12 +328,12 @@ INTEGER_LIMIT_WORDS = (
 
 
 def marked_at_integer_limit(
-    cells: tuple[Cell, ...], noisy: Sequence[Sequence[int]], noises: Sequence[Noise], confidence: float
+    cells: tuple[Cell, ...], noisy: Sequence[Sequence[int]], noises: Sequence[Noise]
 ) -> tuple[Cell, ...]:
     """``cells`` marked not reliable, with why, if a noisy answer lies so near the limit that ``Noise.sample``
     clamps exact answers to that its exact answer may have been clamped (issue 41, 5). Post-processing: it reads
     the noisy answers only. A statistic with several answers per cell marks all its cells."""
-    if not any(noise.may_be_clamped(values, confidence) for values, noise in zip(noisy, noises)):
+    if not any(noise.may_be_clamped(values) for values, noise in zip(noisy, noises)):
         return cells
     return tuple(cell if cell.value is None else replace(
         cell, reliable=False, note=f"{cell.note}; {INTEGER_LIMIT_WORDS}" if cell.note else INTEGER_LIMIT_WORDS)

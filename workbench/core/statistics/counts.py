@@ -69,7 +69,7 @@ class Count(Statistic):
         unit = self.queries(schema)[0].unit
         values = [float(v) * unit for v in noisy[0]]
         cells = group_cells(self.groups(schema), values, [error + weights_rounding(self, schema, v, error) for v in values])
-        return marked_at_integer_limit(cells, noisy, noises, confidence)
+        return marked_at_integer_limit(cells, noisy, noises)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         return (0.0, math.inf)
@@ -97,7 +97,7 @@ class _CellCounts:
         unit = self.queries(schema)[0].unit  # type: ignore[attr-defined]  # a weight's grid step, or 1 row
         cells = tuple(Cell(label, float(value) * unit, error + weights_rounding(self, schema, float(value) * unit, error))
                       for label, value in zip(self._cell_labels(schema), noisy[0]))
-        return marked_at_integer_limit(cells, noisy, noises, confidence)
+        return marked_at_integer_limit(cells, noisy, noises)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         return (0.0, math.inf)

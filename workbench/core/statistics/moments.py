@@ -68,7 +68,7 @@ class Sum(ColumnStatistic):
         unit = self.queries(schema)[0].unit
         error = self.error_bound(noises, schema, None, confidence)
         cells = group_cells(self.groups(schema), [v * unit for v in noisy[0]], [error] * len(noisy[0]))
-        return marked_at_integer_limit(cells, noisy, noises, confidence)
+        return marked_at_integer_limit(cells, noisy, noises)
 
     def possible_range(self, schema: Schema) -> tuple[float, float]:
         grid = self._grid(schema)
@@ -172,7 +172,7 @@ class Mean(ColumnStatistic):
             value = centre + noisy[0][i] * grid.unit / size
             error = self.error_bound(noises, schema, size, confidence, offset=value - centre)
             cells.append(Cell(group, value, error))
-        return marked_at_integer_limit(tuple(cells), noisy, noises, confidence)
+        return marked_at_integer_limit(tuple(cells), noisy, noises)
 
     def error_bound(
         self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float,
@@ -330,7 +330,7 @@ class Variance(ColumnStatistic):
             value = float(self._finish(np.array([variance]))[0])
             error = released_halfwidth(lattice, first, second, size, variance, self._root)
             cells.append(Cell(group, value, error + self._rounding_of_value(schema, value, error)))
-        return marked_at_integer_limit(tuple(cells), noisy, noises, confidence)
+        return marked_at_integer_limit(tuple(cells), noisy, noises)
 
     _root: ClassVar[bool] = False  # the released value is the variance's square root
 

@@ -90,7 +90,7 @@ class Proportion(ColumnStatistic):
                 share = count / total
                 bound = min(1.0, _share_bound(widths, total, share) + rounding)
                 cells.append(Cell(label, share * self.scale, bound * self.scale))
-        return marked_at_integer_limit(tuple(cells), noisy, noises, confidence)
+        return marked_at_integer_limit(tuple(cells), noisy, noises)
 
     def error_bound(
         self, noises: Sequence[Noise], schema: Schema, size: float | None, confidence: float,
