@@ -10,7 +10,8 @@ WORK=${3:-$(mktemp -d -t dp-workbench-deb-XXXXXX)}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '\033[1m[deb-test]\033[0m %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-apt_quiet() { as_root env DEBIAN_FRONTEND=noninteractive apt-get "$@" -y -qq -o Dpkg::Use-Pty=0 >/dev/null; }
+# waits for dpkg's lock: the Windows build beside it may be installing Wine (tests/background_builds.py)
+apt_quiet() { as_root env DEBIAN_FRONTEND=noninteractive apt-get "$@" -y -qq -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=900 >/dev/null; }
 fail() { say "FAILED: $*"; exit 1; }
 
 export QT_QPA_PLATFORM=offscreen HOME="$WORK/home"
@@ -21,7 +22,7 @@ user_data() {  # the ledger and the settings (recent files), with their checksum
 }
 
 say "apt install $(basename "$OLDER")"
-as_root dpkg -r dp-workbench >/dev/null 2>&1 || true
+apt_quiet remove dp-workbench 2>/dev/null || true
 apt_quiet install "$OLDER" || apt_quiet install --no-install-recommends "$OLDER"
 [ "$(command -v dp-workbench)" = /usr/bin/dp-workbench ] || fail "dp-workbench is not on the PATH"
 [ "$(command -v dp-workbench-gui)" = /usr/bin/dp-workbench-gui ] || fail "dp-workbench-gui is not on the PATH"

@@ -28,6 +28,22 @@ def say(text: str) -> None:
     print(f"[try] {text}", file=sys.stderr, flush=True)
 
 
+ACCESS_VIOLATION = 0xC0000005  # a Windows program's exit code when it crashed on a bad memory access
+
+
+def under_wine() -> bool:
+    """Whether this Windows is Wine (its ntdll exports wine_get_version)."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    try:
+        ctypes.WinDLL("ntdll").wine_get_version
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
 def run(*command: str | Path, env: dict[str, str]) -> str:
     done = subprocess.run([str(part) for part in command], capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
@@ -92,8 +108,21 @@ def main() -> None:
     synthetic_plan.write_text(json.dumps(synthetic), encoding="utf-8")
     for engine in ("memory", "out-of-core"):
         out = work / f"synthetic-{engine}"
-        run(cli, "release", data, "--plan", synthetic_plan, "--out", out, "--engine", engine, "--synthetic-format",
-            "sav", "--ledger", work / f"synthetic-{engine}.sqlite", "--dataset-budget", "3", "1e-6", env=env)
+        command = (cli, "release", data, "--plan", synthetic_plan, "--out", out, "--engine", engine,
+                   "--synthetic-format", "sav", "--ledger", work / f"synthetic-{engine}.sqlite", "--dataset-budget",
+                   "3", "1e-6")
+        if under_wine():
+            done = subprocess.run([str(part) for part in command], capture_output=True, text=True, env=env,
+                                  timeout=900)
+            if done.returncode == ACCESS_VIOLATION:
+                say(f"  not tried under Wine ({engine}): Wine 8's heap fails under JAX's XLA, in about a third of "
+                    "runs and with a plain Windows Python too (a page fault in RtlAllocateHeap); the hosted "
+                    "workflow tries it on Windows itself")
+                continue
+            if done.returncode != 0:
+                raise SystemExit(f"FAILED: {' '.join(map(str, command))}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        else:
+            run(*command, env=env)
         for name in ("synthetic.csv", "synthetic.sav", "results.json"):
             if not (out / name).is_file():
                 raise SystemExit(f"FAILED: the synthetic release ({engine}) wrote no {name}")

@@ -8,6 +8,22 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 
+
+
+def pytest_collection_finish(session):
+    """The packaging builds run beside the suite (background_builds)."""
+    import background_builds
+
+    if not session.config.option.collectonly:
+        background_builds.start_selected(session.items, session.config._tmp_path_factory)
+
+
+def pytest_sessionfinish(session):
+    import background_builds
+
+    background_builds.stop_all()  # a run stopped early (-x, Ctrl-C) leaves no build behind
+
+
 SAMPLE = ROOT / "resources" / "sample" / "household_survey.csv"
 SAMPLE_PLAN = ROOT / "resources" / "sample" / "household_survey.plan.json"
 

@@ -9,17 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from background_builds import BUILDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.packaging
-@pytest.mark.timeout(3600)  # its subprocess has its own cap
+@pytest.mark.timeout(3600)  # the build has its own cap
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the smoke test builds the Linux bundle")
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
 def test_the_bundle_builds_from_a_clean_checkout_and_releases(tmp_path):
-    run = subprocess.run([str(ROOT / "packaging" / "smoke_test.sh"), str(tmp_path)], capture_output=True,
-                         text=True, timeout=1800)
+    build = BUILDS["test_the_bundle_builds_from_a_clean_checkout_and_releases"]
+    run = build.result(tmp_path, timeout=2400)  # started with the session (background_builds)
+    tmp_path = build.work
     assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
     assert "The bundle works" in run.stderr
     assert "OpenDP" in (tmp_path / "version.txt").read_text()
@@ -32,7 +34,7 @@ def _can_install_debian_packages() -> bool:
 
 
 @pytest.mark.packaging
-@pytest.mark.timeout(3600)  # its subprocess has its own cap
+@pytest.mark.timeout(3600)  # the build has its own cap
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Windows build under Wine runs on Linux")
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
 @pytest.mark.skipif(shutil.which("wine") is None and not _can_install_debian_packages(),
@@ -43,9 +45,9 @@ def test_the_windows_installer_builds_under_wine_and_installs_upgrades_and_unins
     windows-build.txt). The installer is compressed with zlib, in a minute: LZMA, the default and the released
     installer's (built on Windows by the hosted workflow), takes 5 to 20 minutes of one core here, for 110 MB
     instead of 180, and .ci/run must stay within the hour; what is installed is the same."""
-    env = {**os.environ, "PYTHON": sys.executable, "COMPRESSOR": "zlib"}
-    run = subprocess.run([str(ROOT / "packaging" / "windows" / "build_under_wine.sh"), str(tmp_path)],
-                         capture_output=True, text=True, timeout=3000, env=env)
+    build = BUILDS["test_the_windows_installer_builds_under_wine_and_installs_upgrades_and_uninstalls"]
+    run = build.result(tmp_path, timeout=3000)  # started with the session (background_builds), COMPRESSOR=zlib
+    tmp_path = build.work
     assert run.returncode == 0, (run.stdout + run.stderr)[-8000:]
     assert "The bundle works" in (tmp_path / "try.log").read_text()
     assert "The installer works" in run.stderr

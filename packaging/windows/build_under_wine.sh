@@ -61,8 +61,8 @@ done
 if [ ${#MISSING[@]} -gt 0 ]; then
   command -v apt-get >/dev/null || fail "not a Debian system: install Wine (64-bit), NSIS and MinGW-w64 yourself"
   say "Installing Debian packages: ${MISSING[*]}"
-  as_root apt-get update -qq || fail "apt-get update failed (a broken mirror index? this build needs no i386)"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${MISSING[@]}" >/dev/null \
+  as_root apt-get update -qq -o DPkg::Lock::Timeout=900 || fail "apt-get update failed (a broken mirror index? this build needs no i386)"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=900 --no-install-recommends "${MISSING[@]}" >/dev/null \
     || fail "could not install ${MISSING[*]}"
 fi
 "$PYTHON" -m pip --version >/dev/null 2>&1 || fail "$PYTHON has no pip (set PYTHON to a Python 3 with pip)"
@@ -83,6 +83,11 @@ mkdir -p "$WORK"
 trap 'wineserver -k 2>/dev/null || true' EXIT
 wineboot -i >/dev/null 2>&1 || fail "wineboot could not make a Wine prefix in $WINEPREFIX"
 wineserver -p 60 2>/dev/null || true  # one server for all that follows (a minute's grace between programs)
+# A program that crashes ends at once with its exit code (0xC0000005 for an access violation), instead of
+# waiting for Wine's debugger, winedbg, which nobody attaches to here (a crash held a CI run for 50 minutes)
+AEDEBUG='HKLM\Software\Microsoft\Windows NT\CurrentVersion\AeDebug'
+win reg add "$AEDEBUG" /v Auto /t REG_SZ /d 1 /f >/dev/null
+win reg add "$AEDEBUG" /v Debugger /t REG_SZ /d 'cmd.exe /c exit 1' /f >/dev/null
 SYSTEM32="$WINEPREFIX/drive_c/windows/system32"
 [ -f "$SYSTEM32/kernel32.dll" ] || fail "the Wine prefix has no 64-bit system32: is wine64 installed?"
 LOCALAPPDATA=$(win cmd /c echo %LOCALAPPDATA% | tr -d '\r')

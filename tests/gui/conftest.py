@@ -8,6 +8,30 @@ def private_settings(tmp_path):
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
 
 
+@pytest.fixture(autouse=True)
+def no_dialog_waits_for_a_click(monkeypatch):
+    """Offscreen, a modal dialog waits for a click that never comes, and the whole run hangs until CI's time is
+    up. Every message box, file dialog and dialog's exec is answered "cancel" and collected instead, and a test
+    that shows one it did not expect (``warnings`` collects warnings for a test that does) fails with its
+    words. A test that answers a dialog itself patches it again."""
+    from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+
+    shown = []
+
+    def box(kind):
+        return lambda parent, title, text, *a, **k: shown.append(f"{kind} '{title}': {text}") or QMessageBox.StandardButton.Cancel
+
+    for kind in ("warning", "critical", "information"):
+        monkeypatch.setattr(QMessageBox, kind, box(kind))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: shown.append("a file dialog") or ("", ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: shown.append("a file dialog") or ("", ""))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: shown.append("a folder dialog") or "")
+    monkeypatch.setattr(QDialog, "exec", lambda self: shown.append(f"dialog {self.windowTitle()!r}") or 0)
+    yield
+    if shown:
+        pytest.fail("the app waited for a click on: " + "; ".join(shown), pytrace=False)
+
+
 @pytest.fixture
 def window(qtbot, monkeypatch):
     from workbench.gui import main_window
