@@ -372,7 +372,7 @@ class ColumnsPage(QWidget):
         if spec.label:  # the file's variable label under the name, as step 1 shows it
             name.setText(f"&nbsp;&nbsp;{html.escape(spec.name)}<br>&nbsp;&nbsp;<small>{html.escape(spec.label)}</small>")
             name.setToolTip(spec.label)
-        self.grid.setCellWidget(row, 0, name)
+        self._install(row, 0, name)
         kind = QComboBox()
         kind.addItems(list(KINDS))
         for i, words in enumerate(KINDS.values()):
@@ -380,7 +380,7 @@ class ColumnsPage(QWidget):
         kind.setCurrentText(spec.kind)
         kind.setAccessibleName(f"kind of {spec.name}")
         kind.currentTextChanged.connect(lambda text, i=index: self._kind_changed(i, text))
-        self.grid.setCellWidget(row, 1, kind)
+        self._install(row, 1, kind)
         lower, upper, missing = QLineEdit(), QLineEdit(), QLineEdit()
         for field, label in ((lower, "lower bound"), (upper, "upper bound"), (missing, "value for missing")):
             field.setAccessibleName(f"{label} of {spec.name}")
@@ -409,10 +409,19 @@ class ColumnsPage(QWidget):
         categories.setEnabled(categorical)
         missing.setEnabled(numeric or categorical)
         for column, widget in ((2, lower), (3, upper), (4, categories), (5, missing)):
-            self.grid.setCellWidget(row, column, widget)
+            self._install(row, column, widget)
         if spec.label:
             self.grid.setRowHeight(row, max(self.grid.rowHeight(row), name.sizeHint().height() + 6))
         self._mark(row, spec)
+
+    def _install(self, row: int, column: int, widget: QWidget) -> None:
+        """Put ``widget`` in the cell, hiding the one it replaces at once: Qt deletes that one only when the event
+        loop next runs, and one made while step 3 was hidden has no place yet (0, 0), where it was drawn over the
+        top-left cell (a stray 'left out' field) until then."""
+        old = self.grid.cellWidget(row, column)
+        if old is not None:
+            old.hide()
+        self.grid.setCellWidget(row, column, widget)
 
     def _mark(self, row: int, spec: ColumnSpec) -> None:
         """Colour the fields of ``row`` that the core would refuse, with the reason as tooltip."""
