@@ -23,6 +23,8 @@ from workbench.core.data import CategoricalColumn, NumericColumn
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release import Budget, PlannedStatistic, PlannedSynthetic, PostProcessing, can_be_made_consistent
+from workbench.core.release.planner import budget_plan, group_size
+from workbench.core.report import interval_cost_words
 from workbench.core.statistics import (
     STATISTIC_TYPES,
     WEIGHTED_TYPES,
@@ -35,7 +37,7 @@ from workbench.core.statistics import (
     Statistic,
     Sum,
 )
-from workbench.core.statistics.quantiles import level_problem, snapped_level
+from workbench.core.statistics.quantiles import level_problem, level_words, snapped_level
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 from workbench.gui.synthetic_dialog import SyntheticDialog
@@ -138,6 +140,10 @@ class StatisticsPage(QWidget):
             "whatever the data. It uses 60% of this statistic's ε; the values get the other 40%, so their error in "
             "ranks is about 2.5 times what it would be. Budget and preview (step 5) shows both errors: the value's in "
             "ranks, with and without the interval, and the interval's expected width in the column's units.")
+        self.interval_cost = QLabel()  # what the interval costs the values, with the two errors, while it is ticked
+        self.interval_cost.setWordWrap(True)
+        self.interval_cost.setAccessibleName("what the interval costs the quantile's values")
+        self.interval_cost.hide()
         self.percent = QCheckBox("in %")
         self.percent.setAccessibleName("shares in percent")
         self.percent.setToolTip("Release the shares in percent (0 to 100) rather than as proportions (0 to 1).")
@@ -195,6 +201,7 @@ class StatisticsPage(QWidget):
         layout.addWidget(QLabel("<h3>What to release</h3>"))
         layout.addLayout(chooser)
         layout.addLayout(grouping)
+        layout.addWidget(self.interval_cost)
         layout.addWidget(self.list)
         layout.addLayout(order)
 
@@ -205,6 +212,10 @@ class StatisticsPage(QWidget):
         self.by.currentTextChanged.connect(self._offer_more_groupings)
         self.by_more[0].currentTextChanged.connect(self._offer_more_groupings)
         self.add.clicked.connect(self._add)
+        self.interval.toggled.connect(self._show_interval_cost)
+        for box in (self.type, self.column, self.by, *self.by_more, self.mechanism):
+            box.currentTextChanged.connect(self._show_interval_cost)
+        self.levels.textChanged.connect(self._show_interval_cost)
         self.synthetic.clicked.connect(lambda: self.edit_synthetic())
         self.list.cellDoubleClicked.connect(lambda row, _column: self._edit_row(row))
         self.remove.clicked.connect(self._remove)
@@ -247,6 +258,7 @@ class StatisticsPage(QWidget):
             self._show_post_processing(row, planned)
         if 0 <= selected < len(plan.statistics):
             self.list.selectRow(selected)
+        self._show_interval_cost()
 
     def _row_combo(self, row: int, column: int, changed) -> QComboBox:
         """The combo box in a cell of the list, created once; ``changed(row, text)`` on a choice."""
@@ -471,6 +483,35 @@ class StatisticsPage(QWidget):
             third = () if self.third.currentText() in ("", NO_THIRD) else (self.third.currentText(),)
             return CrossTab(columns=(self.column.currentText(), self.second.currentText(), *third), by=by)
         return kind(column=self.column.currentText(), by=by)  # type: ignore[call-arg]
+
+    def _show_interval_cost(self) -> None:
+        words = self.interval_cost_words()
+        self.interval_cost.setText(words)
+        self.interval_cost.setVisible(bool(words))
+
+    def interval_cost_words(self) -> str:
+        """While "with 95% interval" is ticked: what the interval check costs the quantile about to be added, at the
+        ε it would get beside the plan's statistics (weight 1), with its values' error in ranks with and without the
+        interval and the interval's planned width, by the core's preview as step 5's cell has it (no data read)."""
+        if not (self.interval.isChecked() and STATISTIC_TYPES.get(self.type.currentText()) is Quantiles):
+            return ""
+        plan = self.document.plan
+        try:
+            statistic = self.new_statistic()
+            mechanism = MechanismKind(self.mechanism.currentText())
+            trial = budget_plan(replace(plan, statistics=(
+                *plan.statistics, PlannedStatistic(statistic, mechanism, Budget(plan.total.epsilon), weight=1.0))))
+            planned = trial.statistics[-1]
+            rows = group_size(planned, trial.schema, trial.schema.public_size or trial.dataset.size_estimate)
+            preview = statistic.interval_preview(planned.noises(trial.schema, verified=False), trial.schema, rows,
+                                                 trial.confidence)
+        except (WorkbenchError, ValueError):  # no bounds yet, levels being typed: the fields say what is wrong
+            return ""
+        if preview is None:
+            return ""
+        levels = statistic.levels
+        what = f"the {level_words(levels[0])}" if len(levels) == 1 else "the values"
+        return interval_cost_words(preview, rows, what)
 
     def _add(self) -> None:
         plan = self.document.plan

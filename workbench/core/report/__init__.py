@@ -5,6 +5,7 @@ from workbench.core.report.export import PAPER_SIZES, REPORT_FORMATS, write_repo
 from workbench.core.report.numbers import (
     coefficient_of_variation,
     error_words,
+    interval_cost_words,
     interval_preview_words,
     released_error,
     released_number,
@@ -13,5 +14,5 @@ from workbench.core.report.numbers import (
 )
 
 __all__ = [
-    "coefficient_of_variation", "error_words", "interval_preview_words", "PAPER_SIZES", "released_error", "released_number", "reliability_words", "reliable_from_words", "REPORT_FORMATS", "write_report", "write_results",
+    "coefficient_of_variation", "error_words", "interval_cost_words", "interval_preview_words", "PAPER_SIZES", "released_error", "released_number", "reliability_words", "reliable_from_words", "REPORT_FORMATS", "write_report", "write_results",
 ]

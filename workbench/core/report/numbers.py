@@ -59,6 +59,18 @@ def interval_preview_words(preview, rows: float | None, short: bool = False) -> 
             f"± {preview.ranks:,} ranks rather than ± {preview.ranks_without_interval:,}")
 
 
+def interval_cost_words(preview, rows: float | None, what: str = "the value") -> str:
+    """Step 4's words beside a ticked "with 95% interval" (a ``quantiles.IntervalPreview``, as step 5's cell has it):
+    "The interval check takes 60% of this statistic's ε: the median's error becomes ± 29 ranks (± 12 without the
+    interval); interval about ± 950 (10,000 rows spread evenly)." ``what``: "the median", "the values"."""
+    width = (f"interval about ± {released_error(preview.halfwidth)} ({rows:,.0f} rows spread evenly)"
+             if math.isfinite(preview.halfwidth) and rows else "the interval's width needs a size estimate (step 5)")
+    several = what.endswith("s")
+    whose, become = (f"{what}'", "errors become") if several else (f"{what}'s", "error becomes")
+    return (f"The interval check takes {preview.interval_share:.0%} of this statistic's ε: {whose} {become} "
+            f"± {preview.ranks:,} ranks (± {preview.ranks_without_interval:,} without the interval); {width}.")
+
+
 def coefficient_of_variation(cv: float) -> str:
     """A cell's CV as a percentage: one decimal below 10% ("4.3%"), whole above ("21%"), "∞" for a value of 0."""
     if not math.isfinite(cv):
