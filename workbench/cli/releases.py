@@ -19,7 +19,7 @@ from workbench.cli.arguments import (
 )
 from workbench.cli.output import print_table, say, shortened
 from workbench.cli.progress import CommandProgress
-from workbench.core.data import Table
+from workbench.core.data import OTHER_BIN, Table
 from workbench.core.data.engines import EngineChoice, choose_engine
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.sql_engine import FileSource, SqlData
@@ -36,9 +36,17 @@ from workbench.core.report import (
     write_report,
     write_results,
 )
+from workbench.core.report.shown import shown_cells
 from workbench.core.report.synthetic_files import SYNTHETIC_FORMATS, check_formats, skipped, write_synthetic
 from workbench.core.statistics import Cell
 from workbench.core.synthetic import SyntheticTable
+
+
+SHOW_OTHER_HELP = (
+    "also show the groups of a statistic by group that hold rows outside the public categories ('(other)' in a "
+    "grouping column): by default they are left out of the printed table, report.html, report.pdf and "
+    "results.csv, and one line says how many; results.json always holds them")
+SHOW_OTHER_HOW = "--show-other shows them"
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -66,6 +74,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--spark-master", metavar="URL",
                      help="with --engine spark, the cluster (e.g. yarn, spark://host:7077, local[4]); default: what "
                           "Spark's own configuration says, else local mode")
+    run.add_argument("--show-other", action="store_true", help=SHOW_OTHER_HELP)
     dataset_budget_argument(run)
     ledger_argument(run)
     run.set_defaults(run=_release)
@@ -82,6 +91,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                         help="which files to write (default: all: report.html report.pdf results.csv results.json)")
     report.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size (default a4)")
     report.add_argument("--title", help="the report's title (default: the dataset's name)")
+    report.add_argument("--show-other", action="store_true", help=SHOW_OTHER_HELP)
     report.set_defaults(run=_report)
 
 
@@ -116,16 +126,17 @@ def _release(args: argparse.Namespace) -> int:
             result = _checked_release(table, table, plan, args, shown)
     finally:
         shown.finish()  # also when the release stops: no stage is said after the command ends
-    _print_release(result)  # charged: the ledger holds it durably now
+    _print_release(result, args.show_other)  # charged: the ledger holds it durably now
     if result.synthetic:
         files = write_synthetic(result, args.out, args.synthetic_format, label_maps)
         print("\nWrote the synthetic microdata: " + ", ".join(str(p) for p in files) + "."
               + "".join(f"\nNot written: {words}." for words in skipped(result, args.synthetic_format)))
     if args.report:
-        written = write_report(result, args.out, paper=args.paper)
+        written = write_report(result, args.out, paper=args.paper, show_other=args.show_other,
+                               how=SHOW_OTHER_HOW)
         print("\nWrote " + ", ".join(str(p) for p in written) + ".")
     else:
-        csv_path, json_path = write_results(result, args.out)
+        csv_path, json_path = write_results(result, args.out, show_other=args.show_other, how=SHOW_OTHER_HOW)
         print(f"\nWrote {csv_path} and {json_path}.")
     return 0
 
@@ -186,12 +197,13 @@ def _report(args: argparse.Namespace) -> int:
     result = Release.from_json(data)
     if args.out.resolve() == args.results.parent.resolve() and "json" in args.format:
         args.format = [f for f in args.format if f != "json"]  # it is already there: never rewrite the source
-    written = write_report(result, args.out, args.format, args.paper, args.title)
+    written = write_report(result, args.out, args.format, args.paper, args.title, show_other=args.show_other,
+                           how=SHOW_OTHER_HOW)
     print("Wrote " + ", ".join(str(p) for p in written) + ".")
     return 0
 
 
-def _print_release(result: Release) -> None:
+def _print_release(result: Release, show_other: bool = False) -> None:
     percent = f"{result.confidence * 100:g}%"
     print(f"{result.dataset_name}: differentially private release")
     say(f"Privacy unit: {result.privacy_unit}; neighbours differ by {result.neighbouring}.")
@@ -200,12 +212,14 @@ def _print_release(result: Release) -> None:
     notes: dict[tuple[str, str], list[str]] = {}  # (statistic, note): its cells; numbered under the table (a note
     # in a column would widen it past 100 columns), the same note on several cells of a statistic said once
     treated: dict[str, dict[str, list[str]]] = {}  # words: for each range clamped to (or ""), the statistics
+    folded = False  # a statistic by group whose '(other)' groups are not shown (one row says how many)
     for statistic in result.statistics:
         for words in statistic.post_processing:  # the same sentence for several statistics is said once
             words, clamped_to = _grouped_clamping(words)
             treated.setdefault(words, {}).setdefault(clamped_to, []).append(statistic.label)
         first = True
-        for cell in statistic.cells:
+        shown = shown_cells(statistic, show_other)
+        for cell in shown.cells:
             marker = ""
             if cell.note:
                 cells = notes.setdefault((statistic.label, cell.note), [])
@@ -223,9 +237,15 @@ def _print_release(result: Release) -> None:
                 marker,
             ))
             first = False
+        if shown.folded_groups:
+            folded = True
+            rows.append((shortened(statistic.label, 34) if first else "", shown.short, "not shown", "", "", "", "", ""))
     print_table(rows, right=frozenset({2, 3, 5, 6}))
     mechanisms = sorted({s.mechanism for s in result.statistics})
     print(f"Mechanisms: {', '.join(mechanisms)} (each statistic's method is in results.json and the report).")
+    if folded:
+        say(f"'{OTHER_BIN}' groups: groups with '{OTHER_BIN}' in a grouping column hold only rows outside the public "
+            f"categories and are not shown; their values are in results.json ({SHOW_OTHER_HOW}).")
     if notes:
         print("\nNotes:")
         for i, ((label, note), cells) in enumerate(notes.items(), 1):

@@ -9,6 +9,7 @@ from typing import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -38,6 +39,7 @@ from workbench.core.release import (
     release,
 )
 from workbench.core.report import error_words, released_number, reliability_words, write_report
+from workbench.core.report.shown import ShownCells, shown_cells
 from workbench.core.report.synthetic_files import FORMAT_NAMES, skipped, write_synthetic
 from workbench.core.synthetic import SyntheticTable
 from workbench.gui.document import PlanDocument
@@ -47,6 +49,8 @@ from workbench.gui.synthetic_quality import SyntheticQuality
 from workbench.gui.workers import Task, show_fraction
 
 INPUT_FAMILY = {".sav": "sav", ".zsav": "sav", ".dta": "dta", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
+
+SHOW_OTHER_HOW = "tick \"Show '(other)' groups\" in step 6 to show them"
 
 HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability", "ε", "δ", "Mechanism", "Note"]
 
@@ -92,6 +96,12 @@ class ReleasePage(QWidget):
         self.synthetic_format.setToolTip("The synthetic table is exported as synthetic.csv beside the report, and also "
                                          "in this format (SPSS and Stata with the input's variable and value labels).")
         self.synthetic_format_label = QLabel("Synthetic file:")
+        self.show_other = QCheckBox("Show '(other)' groups")
+        self.show_other.setToolTip(
+            "Groups with '(other)' in a grouping column hold only rows outside the public categories: they are "
+            "released and charged like every group, but mostly empty or too noisy to read. Unticked, the table and "
+            "the report leave them out and say how many; results.json always holds them.")
+        self.show_other.toggled.connect(self._show_other_toggled)
         self.quality = SyntheticQuality()
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)
@@ -113,6 +123,7 @@ class ReleasePage(QWidget):
         buttons.addWidget(self.paper)
         buttons.addWidget(self.synthetic_format_label)
         buttons.addWidget(self.synthetic_format)
+        buttons.addWidget(self.show_other)
         buttons.addStretch()
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Release</h3>"))
@@ -375,11 +386,25 @@ class ReleasePage(QWidget):
                                          "takes you there.")
         self.go_to.emit(place)
 
+    def _show_other_toggled(self) -> None:
+        if self.result is not None:
+            self.show_result(self.result)
+
     def show_result(self, result: Release) -> None:
+        """Every released cell, but a statistic by group's '(other)' groups (unless the box is ticked): one row says
+        how many are not shown (``shown.shown_cells``, as the command line and the report)."""
         self.quality.show_statistic(next((s for s in result.statistics if s.synthetic), None))
-        rows = [(s, c) for s in result.statistics for c in s.cells]
+        rows: list[tuple] = []
+        for statistic in result.statistics:
+            shown = shown_cells(statistic, self.show_other.isChecked(), SHOW_OTHER_HOW)
+            rows += [(statistic, c) for c in shown.cells] + ([(statistic, shown)] if shown.folded_groups else [])
         self.results.setRowCount(len(rows))
         for row, (statistic, cell) in enumerate(rows):
+            if isinstance(cell, ShownCells):
+                texts = [statistic.label, cell.short, "not shown", "", "", "", "", "", cell.words]
+                for column, text in enumerate(texts):
+                    self.results.setItem(row, column, QTableWidgetItem(text))
+                continue
             texts = [
                 statistic.label, cell.label,
                 "" if cell.value is None else
@@ -401,7 +426,9 @@ class ReleasePage(QWidget):
         assert self.result is not None
         result, paper = self.result, self.paper.currentText().lower()
         formats, labels = self.chosen_formats(), self.label_maps()
-        self.export_task = Task(lambda: write_report(result, folder, paper=paper)
+        show_other = self.show_other.isChecked()
+        self.export_task = Task(lambda: write_report(result, folder, paper=paper, show_other=show_other,
+                                                     how=SHOW_OTHER_HOW)
                                 + write_synthetic(result, folder, formats, labels))
         self.export_task.finished.connect(self._exported)
         self.export_task.failed.connect(self._export_failed)
@@ -440,7 +467,8 @@ class ReleasePage(QWidget):
         """Write the report at once (the smoke test and scripts); the button uses ``start_export``."""
         assert self.result is not None
         try:
-            written = (write_report(self.result, folder, paper=self.paper.currentText().lower())
+            written = (write_report(self.result, folder, paper=self.paper.currentText().lower(),
+                                    show_other=self.show_other.isChecked(), how=SHOW_OTHER_HOW)
                        + write_synthetic(self.result, folder, self.chosen_formats(), self.label_maps()))
         except (OSError, WorkbenchError) as exc:
             QMessageBox.warning(self, "The report could not be written", f"{exc} Choose another folder.")

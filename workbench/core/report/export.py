@@ -12,17 +12,20 @@ from typing import Sequence
 
 from workbench.core.errors import WorkbenchError
 from workbench.core.release import Release
+from workbench.core.report.shown import shown_cells
 
 CSV_COLUMNS = ("statistic", "cell", "value", "error", "error_unit", "reliable", "cv", "flag", "confidence", "epsilon", "delta", "mechanism", "noise_scale", "sensitivity", "interval_lower", "interval_upper")
 
 
-def result_rows(result: Release) -> list[dict[str, object]]:
-    """One row per released cell, in plan order."""
+def result_rows(result: Release, show_other: bool = False, how: str = "") -> list[dict[str, object]]:
+    """One row per released cell, in plan order; without ``show_other``, a statistic by group's '(other)' groups
+    are one row that says how many are not shown (``shown.shown_cells``; results.json holds them)."""
     rows = []
     for statistic in result.statistics:
         scale = "; ".join(f"{n.label}: {n.scale:.6g}" for n in statistic.noise) or "none"
         sens = "; ".join(f"{n.label}: {n.sensitivity:.6g}" for n in statistic.noise) or "0"
-        for cell in statistic.cells:
+        shown = shown_cells(statistic, show_other, how)
+        for cell in shown.cells:
             rows.append(
                 {
                     "statistic": statistic.label,
@@ -43,11 +46,18 @@ def result_rows(result: Release) -> list[dict[str, object]]:
                     "interval_upper": "" if cell.upper is None else cell.upper,
                 }
             )
+        if shown.folded_groups:
+            rows.append({**{column: "" for column in CSV_COLUMNS}, "statistic": statistic.label,
+                         "cell": f"{shown.short} not shown (in results.json)", "confidence": result.confidence,
+                         "epsilon": statistic.epsilon, "delta": statistic.delta, "mechanism": statistic.mechanism})
     return rows
 
 
-def write_results(result: Release, out_dir: str | Path, csv_file: bool = True, json_file: bool = True) -> tuple[Path | None, Path | None]:
-    """Write results.csv and results.json (or one of them) into ``out_dir`` (created if needed)."""
+def write_results(result: Release, out_dir: str | Path, csv_file: bool = True, json_file: bool = True,
+                  show_other: bool = False, how: str = "") -> tuple[Path | None, Path | None]:
+    """Write results.csv and results.json (or one of them) into ``out_dir`` (created if needed). results.json holds
+    every released cell; results.csv folds the '(other)' groups unless ``show_other`` (``how`` says how to show
+    them, in the caller's terms)."""
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -56,7 +66,7 @@ def write_results(result: Release, out_dir: str | Path, csv_file: bool = True, j
             table = io.StringIO(newline="")
             writer = csv.DictWriter(table, fieldnames=CSV_COLUMNS)
             writer.writeheader()
-            writer.writerows(result_rows(result))
+            writer.writerows(result_rows(result, show_other, how))
             _write_atomically(csv_path, table.getvalue())
         if json_file:
             _write_atomically(json_path, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
@@ -75,9 +85,11 @@ PAPER_SIZES = ("a4", "letter")  # the names of pdf.PAPERS, without importing Rep
 
 def write_report(
     result: Release, out_dir: str | Path, formats: Sequence[str] = REPORT_FORMATS, paper: str = "a4",
-    title: str | None = None,
+    title: str | None = None, show_other: bool = False, how: str = "",
 ) -> list[Path]:
-    """Write the chosen formats into ``out_dir``: report.html, report.pdf, results.csv, results.json."""
+    """Write the chosen formats into ``out_dir``: report.html, report.pdf, results.csv, results.json. The report
+    and results.csv show a statistic by group's '(other)' groups only with ``show_other`` (else one line says how
+    many are not shown, and ``how`` how to show them); results.json holds them always."""
     unknown = [f for f in formats if f not in REPORT_FORMATS]
     if unknown or not formats:
         raise WorkbenchError(f"Unknown report format {', '.join(unknown) or '(none)'}: choose from {', '.join(REPORT_FORMATS)}.")
@@ -85,7 +97,8 @@ def write_report(
         raise WorkbenchError(f"Unknown paper size '{paper}': choose a4 or letter.")
     written: list[Path] = []
     if "csv" in formats or "json" in formats:
-        paths = write_results(result, out_dir, csv_file="csv" in formats, json_file="json" in formats)
+        paths = write_results(result, out_dir, csv_file="csv" in formats, json_file="json" in formats,
+                              show_other=show_other, how=how)
         written.extend(p for p in paths if p is not None)
     if "html" in formats or "pdf" in formats:
         # imported here: matplotlib, Jinja2 and ReportLab take about a second, which every command
@@ -94,7 +107,7 @@ def write_report(
         from workbench.core.report.model import build_report
         from workbench.core.report.pdf import render_pdf
 
-        report = build_report(result, title)
+        report = build_report(result, title, show_other, how)
         out = Path(out_dir)
         try:
             out.mkdir(parents=True, exist_ok=True)

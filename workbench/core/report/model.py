@@ -8,12 +8,13 @@ this model out, so the two formats cannot say different things.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from workbench.core.privacy import Guarantee, risk, spent_in_words
 from workbench.core.release import Flag, Release, ReleasedStatistic, software_in_words
 from workbench.core.report import figures as report_figures
 from workbench.core.report.numbers import error_words, released_number, reliability_words
+from workbench.core.report.shown import ShownCells, shown_cells
 from workbench.core.statistics import SAMPLING_ERROR_WORDS
 from workbench.core.synthetic import synthetic_quality_lines
 
@@ -76,6 +77,7 @@ class StatisticSection:
     pictures: tuple[Picture, ...]
     columns: str = ""  # the file's labels of the columns it reads: "wage: Weekly wage (USD)"
     quality: tuple[str, ...] = ()  # a synthetic table: what it holds, how to read its distances, what it does not keep
+    folded: str = ""  # how many '(other)' groups are not shown, and that results.json holds them (shown.shown_cells)
 
 
 @dataclass(frozen=True)
@@ -99,12 +101,15 @@ class Report:
     references: tuple[str, ...]
 
 
-def build_report(release: Release, title: str | None = None) -> Report:
-    """The report of one release. ``title`` defaults to the dataset's name."""
+def build_report(release: Release, title: str | None = None, show_other: bool = False, how: str = "") -> Report:
+    """The report of one release. ``title`` defaults to the dataset's name. A statistic by group shows its
+    '(other)' groups only with ``show_other``; else one line says how many are not shown (and ``how`` how to show
+    them), and that results.json holds them."""
     substitute = "substitut" in release.neighbouring.lower() or "replac" in release.neighbouring.lower()
     total = release.guarantee
     count = _released_row_count(release)
-    sections = tuple(_section(s, release.confidence, count) for s in release.statistics)
+    sections = tuple(_section(s, release.confidence, count, shown_cells(s, show_other, how))
+                     for s in release.statistics)
     events = [event for statistic in release.statistics for event in statistic.noise]
     points = risk.privacy_profile(events)
     unbounded = [d for d, e in points if d > 0 and e == float("inf")]
@@ -157,7 +162,8 @@ def _released_row_count(release: Release) -> float | None:
     return None
 
 
-def _section(statistic: ReleasedStatistic, confidence: float, count: float | None) -> StatisticSection:
+def _section(statistic: ReleasedStatistic, confidence: float, count: float | None,
+             shown: ShownCells) -> StatisticSection:
     rows = tuple(
         ReportRow(
             cell=c.label or "—",
@@ -166,7 +172,7 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
             note=c.note,
             reliability=reliability_words(c.flag, c.cv),
         )
-        for c in statistic.cells
+        for c in shown.cells
     )
     noise = "; ".join(
         f"{n.label}: scale {n.scale:.4g} (sensitivity {n.sensitivity:.4g})" for n in statistic.noise
@@ -180,9 +186,10 @@ def _section(statistic: ReleasedStatistic, confidence: float, count: float | Non
         method=statistic.method,
         post_processing=statistic.post_processing,
         rows=rows,
-        pictures=_pictures(statistic, confidence, count),
+        pictures=_pictures(replace(statistic, cells=shown.cells), confidence, count),
         columns="; ".join(f"{name}: {label}" for name, label in statistic.column_labels),
         quality=synthetic_quality_lines(statistic.synthetic) if statistic.synthetic else (),
+        folded=shown.words,
     )
 
 

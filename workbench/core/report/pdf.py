@@ -129,6 +129,8 @@ def render_pdf(report: Report, paper: str = "a4") -> bytes:
         ]))
         heading = [p(section.label, "h3")] + ([p(section.columns, "small")] if section.columns else [])
         story.append(KeepTogether([*heading, table]))
+        if section.folded:
+            story.append(p(section.folded, "small"))
         details = f"ε = {section.epsilon:.4g}, δ = {section.delta:.3g}; {section.mechanism}; {section.noise}. {section.method}"
         story.append(p(details, "small"))
         if section.post_processing:
