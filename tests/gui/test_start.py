@@ -72,3 +72,23 @@ def test_a_step_asked_for_before_the_first_paint_is_built_at_once(qtbot):
     page = window.columns_page
     assert window.built is True and window.tabs.widget(2) is page
     assert window.tabs.tabText(2) == "&3 Columns" and window.tabs.currentIndex() == 0
+
+
+def test_the_app_sweeps_a_killed_release_s_folder_just_after_its_first_paint_and_keeps_a_live_one(tmp_path):
+    """Prepared private data that an out-of-core release killed outright left behind is removed when the app next
+    starts (after its first paint: the engine's module loads the data libraries); a running process's is kept."""
+    from workbench.core.data.out_of_core import FOLDER_PREFIX
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    dead, alive = tmp_path / f"{FOLDER_PREFIX}{ended.pid}-xyz", tmp_path / f"{FOLDER_PREFIX}{os.getpid()}-abc"
+    for folder in (dead, alive):
+        folder.mkdir()
+        (folder / "prepared.duckdb").write_bytes(b"private rows")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(tmp_path), "TEMP": str(tmp_path),
+           "TMP": str(tmp_path)}
+    command = [sys.executable, "-c", "import sys; from workbench.gui.app import main; sys.exit(main())",
+               "--quit-when-shown"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert not dead.exists() and (alive / "prepared.duckdb").exists()

@@ -24,9 +24,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_utf8()  # before anything is printed: no output may fail after a charge (ε in cp1252 did, on Windows)
     parser = _parser()
     args = parser.parse_args(argv)
-    from workbench.core.data.out_of_core import remove_on_signals
+    from workbench.core.data.out_of_core import remove_on_signals, sweep_leftovers
 
     remove_on_signals()  # SIGTERM ends a release as Ctrl+C does: the engine's private files are removed
+    sweep_leftovers()  # and those a killed process left behind (never a running process's)
     try:
         return args.run(args)
     except WorkbenchError as exc:

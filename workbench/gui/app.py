@@ -38,20 +38,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from workbench.gui.main_window import MainWindow
+    from workbench.gui.main_window import AfterFirstPaint, MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("DP Workbench")
     app.setOrganizationName("DP Workbench")
     window = MainWindow()
     window.show()
+    AfterFirstPaint(window, _sweep_leftovers)  # after the first paint: the engine's module loads the data libraries
     if args.smoke_test is not None:
         return _smoke_test(window, args)
     if args.quit_when_shown:
         return _time_start(app, window)
     if args.plan is not None or args.data is not None:
-        from workbench.gui.main_window import AfterFirstPaint
-
         AfterFirstPaint(window, lambda: _open_at_start(window, args))  # the window first, then the files
     _quit_on_termination(app)
     return app.exec()
@@ -72,6 +71,14 @@ def _quit_on_termination(app) -> None:
     timer = QTimer(app)
     timer.timeout.connect(lambda: None)
     timer.start(500)
+
+
+def _sweep_leftovers() -> None:
+    """Remove the prepared private data that an out-of-core release killed outright (SIGKILL, a power cut) left in
+    the temporary folder; a running process's folder (another release, another window) is kept."""
+    from workbench.core.data.out_of_core import sweep_leftovers
+
+    sweep_leftovers()
 
 
 def _open_at_start(window, args) -> None:

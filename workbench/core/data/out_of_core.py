@@ -5,8 +5,8 @@ A text file is parsed by Arrow's CSV reader (``text_files``, the in-memory engin
 and texts, any encoding) and streamed into DuckDB block by block; a Parquet file is read by DuckDB. The
 file's rows and the prepared columns live in DuckDB's memory, up to its memory limit, and beyond it in a
 folder of this process's own that is removed when the data is closed, when the process ends (an interrupt or SIGTERM included:
-``remove_on_signals``), and, after a crash that left one behind, by the next engine that starts
-(``sweep_leftovers``). DuckDB runs with its extensions' download switched off (no network, ever).
+``remove_on_signals``), and, after a crash that left one behind, when the command line or the app next starts and by
+the next engine that starts (``sweep_leftovers``). DuckDB runs with its extensions' download switched off (no network, ever).
 """
 
 from __future__ import annotations
@@ -126,17 +126,66 @@ def remove_on_signals() -> None:
 
 def sweep_leftovers(folder: Path | None = None) -> list[Path]:
     """Remove engine folders that a process which no longer runs left in the temporary folder (killed, or the
-    machine lost power): they hold prepared private data. Returns what was removed."""
+    machine lost power): they hold prepared private data. Returns what was removed. Called when the command line
+    and the app start, and by every engine that starts; cheap (a glob of the temporary folder).
+
+    A folder is named after the process that made it, and is kept while that process runs (whoever's it is, and
+    whatever it is doing: another release, the app). A process that looks gone may be alive where its number
+    means something else (a container that shares the temporary folder): the engine holds a lock on a file in
+    its folder for as long as the folder exists, and a folder whose lock is held is kept too."""
     base = Path(folder or tempfile.gettempdir())
     removed = []
-    for candidate in base.glob(f"{FOLDER_PREFIX}*"):
+    try:
+        candidates = list(base.glob(f"{FOLDER_PREFIX}*"))
+    except OSError:  # a temporary folder that cannot be listed holds nothing this can remove
+        return removed
+    for candidate in candidates:
         owner = _owner(candidate)
-        if owner is None or owner == os.getpid() or _running(owner):
+        if owner is None or owner == os.getpid() or _running(owner) or _held_elsewhere(candidate):
             continue
         shutil.rmtree(candidate, ignore_errors=True)
         if not candidate.exists():
             removed.append(candidate)
     return removed
+
+
+_HOLD_FILE = "in-use.lock"
+
+
+def _hold(folder: Path) -> BinaryIO | None:
+    """Lock a file in ``folder`` for as long as it is open (POSIX: the lock ends with the process, however it ends)."""
+    if sys.platform == "win32":  # the engine's open files cannot be removed while it runs: the PID decides alone
+        return None
+    import fcntl
+
+    try:
+        handle = (folder / _HOLD_FILE).open("wb")
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return None
+    return handle
+
+
+def _held_elsewhere(folder: Path) -> bool:
+    """Whether a live process holds ``folder``'s lock (see ``_hold``)."""
+    if sys.platform == "win32":
+        return False
+    import fcntl
+
+    try:
+        with (folder / _HOLD_FILE).open("rb") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return True  # cannot tell: keep it
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    except FileNotFoundError:
+        return False  # a folder from before the lock, or one whose owner died before taking it
+    except OSError:
+        return True  # cannot tell: keep it
+    return False
 
 
 def _owner(folder: Path) -> int | None:
@@ -147,21 +196,28 @@ def _owner(folder: Path) -> int | None:
 
 
 def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs; True when that cannot be told (another user's process, access denied)."""
+    if pid <= 0:
+        return True  # not a process's number: os.kill(0) would ask about this process group
     if sys.platform == "win32":
         import ctypes
 
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # type: ignore[attr-defined]
-        if not handle:
-            return False
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+        kernel32.OpenProcess.restype = ctypes.c_void_p
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:  # ERROR_INVALID_PARAMETER: no such process; anything else (access denied): alive
+            return ctypes.get_last_error() != 87  # type: ignore[attr-defined]
+        kernel32.GetExitCodeProcess.argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_ulong))
+        kernel32.CloseHandle.argtypes = (ctypes.c_void_p,)
         code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))  # type: ignore[attr-defined]
-        ctypes.windll.kernel32.CloseHandle(handle)  # type: ignore[attr-defined]
+        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        kernel32.CloseHandle(handle)
         return code.value == 259  # STILL_ACTIVE
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except OSError:  # PermissionError: another user's, alive
         return True
     return True
 
@@ -219,6 +275,7 @@ class OutOfCoreData(SqlData):
         self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
         with _LOCK:
             _LIVE.add(self._folder)
+        self._held = _hold(self._folder)
         config: dict[str, Any] = {
             "autoinstall_known_extensions": False,  # never download anything: offline, for sensitive data
             "autoload_known_extensions": False,
@@ -260,6 +317,9 @@ class OutOfCoreData(SqlData):
         shutil.rmtree(self._folder, ignore_errors=True)
         with _LOCK:
             _LIVE.discard(self._folder)
+        held, self._held = getattr(self, "_held", None), None
+        if held is not None:
+            held.close()  # after the folder is gone: until then a sweep sees it held
 
     # ------------------------------------------------------------ DuckDB's ways
 
