@@ -1,21 +1,25 @@
 """What a dataset's ε measures (privacy unit, k, neighbouring relation, public size) is checked in the
-same write transaction that charges (issue 41 §1): two releases racing on one ledger, one of which
-registers the dataset, cannot leave a release charged under terms it was not calibrated for."""
+same write transaction that charges (issue 41 §1), as are the budget and the table's fingerprint: two releases
+racing on one ledger (a SQLite file or a team ledger on PostgreSQL), one of which registers or spends the
+dataset, cannot leave a release charged under terms it was not calibrated for."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
 
 from workbench.core.data.io import Table
 from workbench.core.data.schema import IdentifierColumn, Neighbouring, NumericColumn, PrivacyUnit, Schema
+from workbench.core.errors import BudgetError
 from workbench.core.privacy.events import Guarantee
 from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.release.ledger import Ledger, LedgerError
@@ -29,23 +33,41 @@ TOTAL = Guarantee(10.0, 0.0, "total budget")
 
 
 def plan(neighbouring: Neighbouring = Neighbouring.ADD_REMOVE, k: int = 1, size: int | None = None,
-         lower: float = 0.0) -> ReleasePlan:
+         lower: float = 0.0, id_column: str = "id", name: str = NAME, epsilon: float = 1.0) -> ReleasePlan:
     schema = Schema(
-        (IdentifierColumn("id"), NumericColumn("x", lower=lower, upper=100.0)),
-        unit=PrivacyUnit("id", k), neighbouring=neighbouring, public_size=size,
+        (IdentifierColumn("id"), IdentifierColumn("household"), NumericColumn("x", lower=lower, upper=100.0)),
+        unit=PrivacyUnit(id_column, k), neighbouring=neighbouring, public_size=size,
     )
-    return ReleasePlan(DatasetDescription(NAME), schema, (PlannedStatistic(Sum("x"), MechanismKind.LAPLACE, Budget(1.0)),),
-                       Budget(1.0))
+    return ReleasePlan(DatasetDescription(name), schema,
+                       (PlannedStatistic(Sum("x"), MechanismKind.LAPLACE, Budget(epsilon)),), Budget(epsilon))
 
 
-TABLE = Table(frame=pd.DataFrame({"id": range(ROWS), "x": [90.0 + i % 11 for i in range(ROWS)]}),
+TABLE = Table(frame=pd.DataFrame({"id": range(ROWS), "household": [i // 2 for i in range(ROWS)],
+                                  "x": [90.0 + i % 11 for i in range(ROWS)]}),
               source=Path("wages.csv"), file_format="csv")
+OTHER_NAME = "wages again"
 
-# (the plan that registers the dataset while the other computes, the plan that was computing)
+
+class Race(NamedTuple):
+    """The plan that registers a dataset while the other computes, the plan that was computing, what its charge
+    says when it refuses, and the dataset the rival registered."""
+
+    registering: ReleasePlan
+    computing: ReleasePlan
+    refusal: str = "cannot share one budget"
+    rival_dataset: str = NAME
+
+
+# every property the ledger relies on, raced: each would let a release be charged at an ε that is not its own
 RACES = {
-    "relation": (plan(), plan(Neighbouring.SUBSTITUTE, size=ROWS, lower=90.0)),  # sensitivity 10 vs 100: 10x ε
-    "k": (plan(k=5), plan(k=1)),
-    "public size": (plan(Neighbouring.SUBSTITUTE, size=ROWS), plan(Neighbouring.SUBSTITUTE, size=ROWS + 1)),
+    "relation": Race(plan(), plan(Neighbouring.SUBSTITUTE, size=ROWS, lower=90.0)),  # sensitivity 10 vs 100: 10x ε
+    "k": Race(plan(k=5), plan(k=1)),
+    "id column": Race(plan(id_column="household", k=2), plan(id_column="id", k=2)),  # a household is two persons
+    "public size": Race(plan(Neighbouring.SUBSTITUTE, size=ROWS), plan(Neighbouring.SUBSTITUTE, size=ROWS + 1)),
+    # the same table registered under another name: charged under both, its budget would count twice
+    "fingerprint": Race(plan(name=OTHER_NAME), plan(), f"already in the ledger as dataset '{OTHER_NAME}'", OTHER_NAME),
+    # the same dataset spent meanwhile: 9.5 + 1 of a total of 10
+    "budget": Race(plan(epsilon=9.5), plan(), "overspend by ε 0.5"),
 }
 
 
@@ -65,16 +87,18 @@ def raced(where: str, rival) -> Ledger:
 
 @pytest.mark.parametrize("race", sorted(RACES))
 def test_a_release_raced_by_a_registration_with_other_terms_is_refused_at_its_charge(ledger_location, race):
-    registering, computing = RACES[race]
+    registering, computing, refusal, rival_dataset = RACES[race]
     ledger = raced(ledger_location, lambda: release(TABLE, registering, Ledger(ledger_location), TOTAL))
-    assert not ledger.has_dataset(NAME)  # so the computing release's early check has nothing to compare with
-    with pytest.raises(LedgerError, match="cannot share one budget"):
+    assert not ledger.has_dataset(NAME)  # so the computing release's early checks have nothing to compare with
+    with pytest.raises((LedgerError, BudgetError), match=re.escape(refusal)):
         release(TABLE, computing, ledger, TOTAL)
-    entries = Ledger(ledger_location).entries(NAME)
-    assert [e.kind for e in entries] == ["register", "release"]  # the rival's only
-    assert entries[1].data["plan"]["schema"] == registering.schema.to_json()
-    with pytest.raises(LedgerError, match="cannot share one budget"):  # run alone afterwards: refused early
+    entries = Ledger(ledger_location).entries()
+    assert [(e.dataset, e.kind) for e in entries] == [(rival_dataset, "register"), (rival_dataset, "release")]
+    assert entries[1].data["plan"]["schema"] == registering.schema.to_json()  # the rival's only
+    assert entries[1].data["cost"]["epsilon"] == pytest.approx(registering.statistics[0].budget.epsilon)
+    with pytest.raises((LedgerError, BudgetError), match=re.escape(refusal)):  # run alone afterwards: refused as well
         release(TABLE, computing, Ledger(ledger_location), TOTAL)
+    assert len(Ledger(ledger_location).entries()) == 2
 
 
 def test_the_charge_itself_refuses_other_terms(ledger_location):
@@ -153,19 +177,20 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "import sys; from workbench.cli import main; sys.exit(main(sys.argv[1:]))", *args]
 
 
-def test_two_release_processes_on_one_ledger_cannot_charge_under_other_terms(tmp_path):
+def test_two_release_processes_on_one_ledger_cannot_charge_under_other_terms(tmp_path, ledger_location):
     """A substitute-neighbour release computes in one process; meanwhile `dp-workbench release` with an
-    add/remove plan of the same dataset registers it in another. The first must then be refused."""
+    add/remove plan of the same dataset registers it in another. The first must then be refused: on a SQLite
+    file and on a team ledger (PostgreSQL), where the two would be two analysts."""
     data = tmp_path / "wages.csv"
     TABLE.frame.to_csv(data, index=False)
     substitute, add_remove = tmp_path / "substitute.plan.json", tmp_path / "add_remove.plan.json"
     RACES["relation"][1].save(substitute)
     RACES["relation"][0].save(add_remove)
-    ledger = tmp_path / "shared.sqlite"
+    ledger = ledger_location
     computed, go = tmp_path / "computed", tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[3]),
                                                                       os.environ.get("PYTHONPATH")]))}
-    common = ["--ledger", str(ledger), "--dataset-budget", "10"]
+    common = ["--ledger", ledger, "--dataset-budget", "10"]
     first = subprocess.Popen(
         [sys.executable, "-c", WAITING_RELEASE, str(computed), str(go),
          "release", str(data), "--plan", str(substitute), "--out", str(tmp_path / "first"), *common],
