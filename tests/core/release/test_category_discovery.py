@@ -4,6 +4,7 @@ holds is (almost) never listed. The audit checks the release on neighbouring tab
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -140,3 +141,59 @@ def test_the_release_on_neighbouring_tables_stays_within_epsilon_and_a_broken_on
     broken = epsilon_from_events(events(terms.scale / 2, terms.threshold, base),
                                  events(terms.scale / 2, terms.threshold, base + 2), delta=terms.delta)
     assert broken.epsilon_lower_bound > terms.epsilon, broken
+
+
+@pytest.mark.statistical
+def test_the_whole_discovery_lists_a_value_one_person_holds_with_probability_at_most_delta_and_a_broken_one_is_caught(
+        monkeypatch):
+    """The audit above checks OpenDP's measurement; this one goes through ``discover_categories`` itself (reading,
+    each person's first k rows, counting, the calibration from the plan's unit), with only the ledger's charge
+    stubbed out. Neighbouring tables: one person with k = 15 rows of 'astronaut' (an id column, k > 1), absent from
+    the other table, where no one holds that value. Being listed is then an event of probability 0 without the
+    person, so (ε, δ)-DP demands P[listed | with] ≤ e^ε · P[listed | without] + δ, the δ the discovery states.
+    Clopper–Pearson bounds, 1,000 releases a side, at level 1e-6 over both directions together: the honest
+    discovery fails the audit with probability at most 1e-6 (the false-failure rate). OpenDP's noise cannot be
+    seeded; the tables are fixed. A discovery calibrated for one row per person lists the value almost always
+    (k = 15 rows against a threshold of 12): 500 releases a side see it (missed with probability below 1e-100)."""
+    from types import SimpleNamespace
+
+    from workbench.core.release import category_discovery
+
+    k, epsilon, delta = 15, 1.0, MAX_DELTA
+    schema = _schema(k)
+    plan = _plan(schema)
+    rng = np.random.default_rng(7)
+    others = pd.DataFrame({"person": np.repeat(np.arange(20), 3), "job": rng.choice(["clerk", "nurse"], 60)})
+    astronaut = pd.DataFrame({"person": [99] * k, "job": ["astronaut"] * k})
+    without, with_person = (Table(frame=frame.reset_index(drop=True), source=Path("jobs.csv"), file_format="csv")
+                            for frame in (others, pd.concat([others.iloc[:30], astronaut, others.iloc[30:]])))
+    charged: list = []
+
+    def charge_stub(table, discovery, ledger, dataset_budget, events, cost, compute):
+        _, statistics = compute()
+        charged.append(events[0])
+        return SimpleNamespace(statistics=statistics)
+
+    monkeypatch.setattr(category_discovery, "charged_release", charge_stub)
+    throwaway = SimpleNamespace(content_fingerprint=lambda frame: "audit")  # the only use compute makes of a ledger
+    terms_of = category_discovery.discovery_terms
+
+    def listed(table: Table, n: int) -> dict[str, np.ndarray]:
+        found = [("astronaut" in discover_categories(table, plan, "job", epsilon, delta, throwaway).categories)
+                 for _ in range(n)]
+        return {"astronaut listed": np.array(found)}
+
+    # the terms depend on public inputs alone: found once per variant (OpenDP's map, a search), not per release
+    monkeypatch.setattr(category_discovery, "discovery_terms", functools.lru_cache(maxsize=None)(terms_of))
+    stated = discovery_terms(schema, "job", epsilon, delta)
+    assert stated.contributions == (k, k, k) and stated.delta <= delta
+    honest = epsilon_from_events(listed(without, 1000), listed(with_person, 1000), delta=stated.delta)
+    assert honest.epsilon_lower_bound <= stated.epsilon, honest
+    assert {(e.epsilon, e.delta) for e in charged} == {(stated.epsilon, stated.delta)}  # what it charges is what it states
+
+    # calibrated for k = 1 (l1 = 1 and one key per person) where a person has up to 15 rows: the same audit sees it
+    monkeypatch.setattr(category_discovery, "contributions", lambda schema: (1, 1, 1))
+    monkeypatch.setattr(category_discovery, "discovery_terms", functools.lru_cache(maxsize=None)(terms_of))
+    assert category_discovery.discovery_terms(schema, "job", epsilon, delta).threshold < k
+    broken = epsilon_from_events(listed(without, 500), listed(with_person, 500), delta=stated.delta)
+    assert broken.epsilon_lower_bound > stated.epsilon, broken
