@@ -170,3 +170,51 @@ def test_an_errors_place_survives_the_trip_from_a_worker_process():
     assert str(error) == "Bounds." and error.place == CorePlace("columns", "bounds", "age")
     sheets = pickle.loads(pickle.dumps(SheetNeeded("Which sheet?", ("a", "b"))))
     assert sheets.sheets == ("a", "b") and sheets.place is None
+
+
+@pytest.mark.parametrize("total, control", [((0.5, 1e-6), "epsilon"), ((5.0, 0.0), "delta")])
+def test_a_release_the_ledger_refuses_for_its_budget_goes_to_the_total_overspent(
+        qtbot, window, warnings, sample_path, sample_plan_path, private_ledger, total, control):
+    """Issue 38: the ledger's refusal of a dataset that has too little left carries its place: the plan's total ε
+    when ε is overspent (its words name δ too, and once sent the user to δ), its total δ when only δ is."""
+    from workbench.core.errors import BudgetError
+    from workbench.core.errors import Place as CorePlace
+    from workbench.core.privacy.events import Guarantee
+    from workbench.core.release import Terms
+    from workbench.core.release.ledger import Ledger
+
+    plan = ReleasePlan.load(sample_plan_path)  # ε = 1, δ = 2e-07 (Gaussian noise where possible)
+    ledger = Ledger(private_ledger)
+    ledger.register(plan.dataset.name, Guarantee(*total, "total budget"), Terms.of(plan.schema))
+    with pytest.raises(BudgetError) as refused:
+        ledger.check_affordable(plan.dataset.name, budget_plan(plan).events())
+    assert refused.value.place == CorePlace("budget", control)
+
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    window.tabs.setCurrentWidget(window.release_page)
+    window.release_page.ask = False
+    window.release_page.confirm_and_release()
+    qtbot.waitUntil(lambda: bool(warnings), timeout=60_000)
+    words = {"epsilon": "the total ε", "delta": "the total δ"}[control]
+    assert "overspend" in warnings[-1][1] and f"Where to fix it: Step 5 Budget and preview, {words}." in warnings[-1][1]
+    assert window.tabs.currentWidget() is window.preview_page
+    field = window.preview_page.epsilon if control == "epsilon" else window.preview_page.delta
+    window.activateWindow()
+    qtbot.waitUntil(field.hasFocus, timeout=5000)
+    assert window.statusBar().currentMessage() == f"Fix it here: Step 5 Budget and preview, {words}."
+
+
+def test_the_ledgers_other_refusals_go_to_the_dataset_name_and_the_ledger(qtbot, window, sample_plan_path):
+    from workbench.core.errors import Place as CorePlace
+    from workbench.core.release.ledger import LedgerError
+    from workbench.core.release.ledger_keys import LedgerKeyError
+
+    assert window.open_plan(sample_plan_path)
+    plan = window.document.plan
+    place = place_of(LedgerError("Already in the ledger.", place=CorePlace("release", "dataset name")), plan)
+    assert (place.step, place.control, place.words) == (5, "dataset name", "Step 6 Release, the dataset name")
+    window.activateWindow()
+    window.go_to(place)
+    qtbot.waitUntil(window.release_page.name.hasFocus, timeout=5000)
+    assert place_of(LedgerKeyError("No key here."), plan).control == "ledger"

@@ -4,7 +4,8 @@ release step can list each problem with its place and take the user there with a
 The core's errors carry their place as data (``core.errors.Place``: step, field, column, statistic; issue 37, 6),
 and that is what decides where the user is taken: a reworded message cannot send them elsewhere. Only what has no
 structured place (the app's own sentences such as "Open the data file", an error raised without one) is placed
-by the words it uses, as before; a budget error without a place is the ledger's refusal to overspend (step 5).
+by the words it uses, as before; a budget error without a place goes to the total ε of step 5 (the ledger's refusal
+to overspend names its own place, ε or δ, since issue 38).
 """
 
 from __future__ import annotations
@@ -92,6 +93,10 @@ def _from_core(place: CorePlace, plan: ReleasePlan) -> Place:
             return Place(4, f"the accuracy {place.field} of '{place.statistic}'", place.field, statistic=position)
         control = place.field if place.field in _BUDGET_FIELDS else "epsilon"
         return Place(4, _BUDGET_FIELDS[control], "epsilon" if control == "confidence" else control)
+    if place.field == "dataset name":
+        return Place(5, "the dataset name", "dataset name")
+    if place.field == "ledger":
+        return Place(5, "the privacy ledger (Tools > Privacy ledger…)", "ledger")
     return Place(step, "the release", "release")
 
 

@@ -274,6 +274,9 @@ class MainWindow(QMainWindow):
             self.statistics_page.add.setFocus()
         elif place.step == 4:
             self.preview_page.focus_field(place.control, place.statistic)
+        elif place.control == "dataset name":
+            self.release_page.name.setFocus()
+            self.release_page.name.selectAll()
         self.statusBar().showMessage(f"Fix it here: {place.words}.")
 
     def show_help(self, section: str) -> None:

@@ -10,9 +10,9 @@ import sqlite3
 import pytest
 from ledger_stores import tamper
 
-from workbench.core.errors import BudgetError
+from workbench.core.errors import BudgetError, Place
 from workbench.core.privacy.events import Guarantee, MechanismEvent
-from workbench.core.release.ledger import Ledger, LedgerError, Terms
+from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
 
 ROW = Terms("add_remove", "one row of the table")
 
@@ -84,6 +84,43 @@ def test_raising_the_budget_is_recorded_and_lowering_is_refused(ledger):
 def test_the_same_file_cannot_be_charged_under_two_names(ledger):
     with pytest.raises(LedgerError, match="already in the ledger as dataset 'survey'"):
         ledger.register("survey copy", budget(1.0), ROW, fingerprint="f" * 64)
+
+
+def test_each_refusal_names_where_it_is_fixed(ledger):
+    """Issue 38: the ledger's refusals carry their place as data (the app goes there), not only in words: an overspent
+    ε at the plan's total ε even when the words name δ too, an overspent δ alone at its δ, other terms at who is
+    protected, data or a name already in the ledger at the dataset's name."""
+    def refusal(charge) -> Place:
+        with pytest.raises((BudgetError, LedgerError)) as refused:
+            charge()
+        return refused.value.place
+
+    ledger.charge("survey", [event(0.4, 5e-7)], {"statistics": []}, {}, ROW)
+    place = refusal(lambda: ledger.charge("survey", [event(0.8, 1e-7)], {"statistics": []}, {}, ROW))
+    assert place == Place("budget", "epsilon")
+    place = refusal(lambda: ledger.check_affordable("survey", [event(0.8)]))
+    assert place == Place("budget", "epsilon")
+    ledger.register("pure", budget(1.0), ROW)  # δ = 0: a Gaussian release overspends δ alone
+    place = refusal(lambda: ledger.charge("pure", [event(0.1, 1e-7)], {"statistics": []}, {}, ROW))
+    assert place == Place("budget", "delta")
+    new = Registration(budget(1.0), ROW)
+    assert refusal(lambda: ledger.check_affordable("new", [event(2.0)], new_dataset=new)) == Place("budget", "epsilon")
+    assert refusal(lambda: ledger.check_affordable("new", [event(0.1, 1e-7)], new_dataset=new)) == Place("budget",
+                                                                                                           "delta")
+
+    other_relation = Terms("substitute", "one row of the table", public_size=1000)
+    assert refusal(lambda: ledger.check_terms("survey", other_relation)) == Place("unit", "unit")
+    assert refusal(lambda: ledger.charge("survey", [event(0.1)], {"statistics": []}, {}, other_relation)) == Place(
+        "unit", "unit")
+    ledger.register("census", budget(1.0), Terms("substitute", "one row of the table", public_size=1000))
+    other_size = Terms("substitute", "one row of the table", public_size=999)
+    assert refusal(lambda: ledger.check_terms("census", other_size)) == Place("unit", "public size")
+
+    name = Place("release", "dataset name")
+    assert refusal(lambda: ledger.register("survey copy", budget(1.0), ROW, fingerprint="f" * 64)) == name
+    assert refusal(lambda: ledger.register("survey", budget(1.0), ROW)) == name
+    assert refusal(lambda: ledger.dataset("no such dataset")) == name
+    assert refusal(lambda: ledger.raise_budget("survey", budget(0.5, 1e-6))) == Place("budget", "epsilon")
 
 
 def test_export_leaves_out_the_fingerprint(ledger):

@@ -16,6 +16,7 @@ import pytest
 from workbench.core.data import content_digest
 from workbench.core.data.io import load_table
 from workbench.core.data.schema import NumericColumn, Schema
+from workbench.core.errors import Place
 from workbench.core.privacy.events import Guarantee
 from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.release.ledger import GENESIS, Ledger, LedgerError, canonical, entry_hash
@@ -140,6 +141,9 @@ def test_a_ledger_whose_key_is_elsewhere_is_read_but_not_released_to_until_the_k
                                                  r"ledger key import"):
             release(load_table(data), plan(name), copied, TOTAL)
     assert copied.dataset("survey").releases == 1 and not list(here.folder.glob("*.key"))  # no new key made
+    with pytest.raises(LedgerKeyError) as refused:
+        copied.check_key()
+    assert refused.value.place == Place("release", "ledger")  # fixed at the ledger and its key, not in the plan
 
     exported = Ledger(path, there).export_key()
     with pytest.raises(LedgerKeyError, match="key of another ledger"):

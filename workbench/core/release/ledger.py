@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 
 from workbench.core.data import PrivacyUnit, Schema, content_digest
-from workbench.core.errors import BudgetError, WorkbenchError
+from workbench.core.errors import BudgetError, Place, WorkbenchError
 from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
+from workbench.core.privacy.composition import BUDGET_TOLERANCE
 from workbench.core.release.ledger_keys import KeyStore, LedgerKeyError, key_file_json, key_from_json, user_keys
 from workbench.core.release.plan import ReleasePlan, check_delta_for_size
 
@@ -48,6 +49,9 @@ LEDGER_VARIABLE = "DP_WORKBENCH_LEDGER"
 SERVER_SCHEMES = ("postgresql://", "postgres://")
 KINDS = ("register", "budget", "release")
 T = TypeVar("T")
+# Where the ledger's refusals are fixed (issue 38): the dataset's name (step 6) for data already in the ledger under
+# another name or a name taken; who is protected for terms that differ; the plan's ε or δ for an overspend.
+DATASET_NAME = Place("release", "dataset name")
 
 
 class LedgerError(WorkbenchError):
@@ -429,7 +433,8 @@ class Ledger(ABC):
 
         def work(tx: Transaction) -> Entry:
             if tx.has_dataset(name):
-                raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.")
+                raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.",
+                                  place=DATASET_NAME)
             _check_fingerprint(tx, name, fingerprint, content_fingerprint)
             return self._append(tx, name, "register", registration.to_json(fingerprint, content_fingerprint))
 
@@ -448,7 +453,8 @@ class Ledger(ABC):
             if budget.epsilon < current.budget.epsilon or budget.delta < current.budget.delta:
                 raise LedgerError(
                     f"A budget can only be raised: '{name}' has ε = {current.budget.epsilon:g}, "
-                    f"δ = {current.budget.delta:g}."
+                    f"δ = {current.budget.delta:g}.",
+                    place=Place("budget", "epsilon" if budget.epsilon < current.budget.epsilon else "delta"),
                 )
             data = {"budget": {"epsilon": budget.epsilon, "delta": budget.delta}, "reason": reason,
                     "previous": {"epsilon": current.budget.epsilon, "delta": current.budget.delta}}
@@ -622,7 +628,8 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
     if not history:
         raise LedgerError(
             f"The ledger has no dataset called '{name}'. Register it with its total budget first "
-            "(for example `dp-workbench release ... --dataset-budget 2`), or check the name."
+            "(for example `dp-workbench release ... --dataset-budget 2`), or check the name.",
+            place=DATASET_NAME,
         )
     register = history[0].data
     budget = register["budget"]
@@ -651,15 +658,17 @@ def _check_affordable(
     history: list[Entry] | None = None,
 ) -> Guarantee:
     """The cost of ``events``; BudgetError naming the overspend, and who spent what before, if the dataset
-    cannot afford it."""
+    cannot afford it, placed at the plan's total ε if ε is overspent, else at its total δ."""
     cost = compose(events)
     over = overspend(compose([*spent, *events], delta=record.budget.delta), record.budget.epsilon, record.budget.delta)
     if over:
+        epsilon_over = over[0] > BUDGET_TOLERANCE * record.budget.epsilon or not over[1]
         raise BudgetError(
             f"This release would spend ε = {cost.epsilon:g}, δ = {cost.delta:g} on '{record.name}', which has "
             f"{record.remaining_in_words} left of its total "
             f"ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}: it would overspend by "
-            f"ε {over[0]:g}, δ {over[1]:g}.{spent_by_whom(history or [])} Nothing was released. {advice}"
+            f"ε {over[0]:g}, δ {over[1]:g}.{spent_by_whom(history or [])} Nothing was released. {advice}",
+            place=Place("budget", "epsilon" if epsilon_over else "delta"),
         )
     return cost
 
@@ -696,13 +705,14 @@ def _check_fingerprint(
         if fingerprint and entry.data.get("fingerprint") == fingerprint:
             raise LedgerError(
                 f"This data file is already in the ledger as dataset '{entry.dataset}'. Releases of the same data "
-                f"share one budget: use the dataset name '{entry.dataset}' in the plan."
+                f"share one budget: use the dataset name '{entry.dataset}' in the plan.", place=DATASET_NAME,
             )
         if content_fingerprint and entry.data.get("content_fingerprint") == content_fingerprint:
             raise LedgerError(
                 f"This table's rows and columns are already in the ledger as dataset '{entry.dataset}', read from "
                 "another file (perhaps in another format, or with its rows or columns in another order). Releases "
-                f"of the same data share one budget: use the dataset name '{entry.dataset}' in the plan."
+                f"of the same data share one budget: use the dataset name '{entry.dataset}' in the plan.",
+                place=DATASET_NAME,
             )
 
 
@@ -715,7 +725,8 @@ def _check_terms(name: str, history: list[Entry], terms: Terms) -> None:
             f"'{name}' was registered in the ledger with the privacy unit '{registered.privacy_unit}' and "
             f"neighbours '{registered.neighbouring}', but this plan uses '{terms.privacy_unit}' and "
             f"'{terms.neighbouring}'. Their ε measure different things and cannot share one budget. Use the "
-            "registered unit and relation, or give this plan another dataset name if it really is other data."
+            "registered unit and relation, or give this plan another dataset name if it really is other data.",
+            place=Place("unit", "unit"),
         )
     size, where = _public_size(history)
     if size is not None and terms.public_size is not None and terms.public_size != size:
@@ -723,7 +734,8 @@ def _check_terms(name: str, history: list[Entry], terms: Terms) -> None:
             f"'{name}' has a public size of {size} persons in the ledger ({where}), but this plan states "
             f"{terms.public_size}. A dataset has one number of persons, and under 'substitute' its ε is stated for "
             "datasets of exactly that size: releases that disagree on it cannot share one budget. Correct the "
-            "plan's public size, or give this plan another dataset name if it really is other data."
+            "plan's public size, or give this plan another dataset name if it really is other data.",
+            place=Place("unit", "public size"),
         )
 
 

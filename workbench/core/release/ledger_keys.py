@@ -32,7 +32,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from workbench.core.errors import WorkbenchError
+from workbench.core.errors import Place, WorkbenchError
 
 KEYS_VARIABLE = "DP_WORKBENCH_KEYS"
 KEYRING_SERVICE = "DP Workbench ledger fingerprint key"
@@ -42,7 +42,10 @@ _LEDGER_ID = re.compile(r"[0-9a-f]{32}")
 
 
 class LedgerKeyError(WorkbenchError):
-    """A ledger's key cannot be found, stored or read."""
+    """A ledger's key cannot be found, stored or read; fixed at the ledger (which one, and its key), not in the plan."""
+
+    def __init__(self, *args: object, place: Place | None = None) -> None:
+        super().__init__(*args, place=place or Place("release", "ledger"))
 
 
 class KeyStore(Protocol):
