@@ -5,18 +5,27 @@ Run from the repository root, as root or not, with PostgreSQL installed (./dev t
     xvfb-run -s "-screen 0 1366x768x24" env QT_QPA_PLATFORM=xcb .venv/bin/python docs/images/team-ledger/make.py docs/images/team-ledger
 A throw-away server (tests/postgres_server.py) holds the ledger: its administrator registers the sample survey
 with ε = 1.5 and alice releases from it (ε = 1); the app is bob's. Nothing of the user's settings, keys or
-ledger is used or changed.
+ledger is used or changed. The data, the plan and bob's local ledger setting are in a neutral user folder,
+/home/analyst (made for the run and removed after it, where it can be; else a temporary folder), so that no path of
+the machine that made them shows in a status bar or a dialog.
 """
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests"))
-scratch = Path(tempfile.mkdtemp(prefix="dp-workbench-shots-"))
-os.environ["DP_WORKBENCH_KEYS"] = str(scratch / "keys")
-os.environ["DP_WORKBENCH_LEDGER"] = str(scratch / "unused.sqlite")
+NEUTRAL = Path("/home/analyst")
+try:
+    NEUTRAL.mkdir(parents=True)
+    scratch, made = NEUTRAL, True
+except OSError:  # there already, or not ours to make
+    scratch, made = Path(tempfile.mkdtemp(prefix="dp-workbench-shots-")), False
+    print(f"{NEUTRAL} cannot be made; paths in {scratch} may show in the pictures", file=sys.stderr)
+os.environ["DP_WORKBENCH_KEYS"] = str(scratch / ".config" / "dp-workbench" / "keys")
+os.environ["DP_WORKBENCH_LEDGER"] = str(scratch / ".local" / "share" / "dp-workbench" / "ledger.sqlite")
 from postgres_server import PostgresServer, binaries  # noqa: E402
 
 from workbench.core.data.io import load_table  # noqa: E402
@@ -25,9 +34,10 @@ from workbench.core.release import ReleasePlan, Terms, release  # noqa: E402
 from workbench.core.release.ledger import Ledger  # noqa: E402
 from workbench.core.release.ledger_postgres import init_server  # noqa: E402
 
-SAMPLE = ROOT / "resources" / "sample" / "household_survey.csv"
-SAMPLE_PLAN = ROOT / "resources" / "sample" / "household_survey.plan.json"
-out = Path(sys.argv[1])
+(scratch / "survey").mkdir()
+SAMPLE = Path(shutil.copy(ROOT / "resources" / "sample" / "household_survey.csv", scratch / "survey"))
+SAMPLE_PLAN = Path(shutil.copy(ROOT / "resources" / "sample" / "household_survey.plan.json", scratch / "survey"))
+out = Path(sys.argv[1]).resolve()
 out.mkdir(parents=True, exist_ok=True)
 
 server = PostgresServer(binaries()).start()
@@ -104,6 +114,7 @@ try:
     shoot("03-refusal-names-alice.png")
     for box in shown:
         box.close()
+    w.statusBar().clearMessage()  # the refusal's "Fix it here" is not the offline panel's
 
     import socket
 
@@ -123,3 +134,5 @@ try:
     w.close()
 finally:
     server.stop()
+    if made:
+        shutil.rmtree(NEUTRAL)
