@@ -605,6 +605,13 @@ def test_a_mean_by_three_columns_is_added_previewed_and_released(qtbot, window, 
     released = release.result.statistics[-1]
     assert released.by == ("region", "sex", "education") and len(released.cells) == groups
     assert released.cells[0].label == "North / female / none"
+    # issue 37, 4: the '(other)' groups are one row that says how many; the box shows every group's cell
+    from workbench.core.report.shown import shown_cells
+
+    shown = [shown_cells(s) for s in release.result.statistics]
+    assert shown[-1].folded_groups == groups - 8 * 2 * 5  # those with '(other)' in region, sex or education
+    assert release.results.rowCount() == sum(len(s.cells) + bool(s.folded_groups) for s in shown)
+    release.show_other.setChecked(True)
     assert release.results.rowCount() == sum(len(s.cells) for s in release.result.statistics)
 
 
