@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,9 +22,11 @@ class Build:
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     work: Path | None = None
     process: subprocess.Popen | None = None
+    started: float = 0.0  # the wall-clock time it started
 
     def start(self, work: Path) -> None:
         self.work = work
+        self.started = time.time()
         with (work / "build.out").open("w") as out, (work / "build.err").open("w") as err:
             self.process = subprocess.Popen([*self.command, str(work)], stdout=out, stderr=err, env=self.env,
                                             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -40,6 +43,12 @@ class Build:
         return subprocess.CompletedProcess(self.process.args, self.process.returncode,
                                            (self.work / "build.out").read_text(errors="replace"),
                                            (self.work / "build.err").read_text(errors="replace"))
+
+    @property
+    def seconds(self) -> float:
+        """How long the finished build took: to its last word of output (its test may have read it later)."""
+        assert self.work is not None
+        return max((self.work / name).stat().st_mtime for name in ("build.out", "build.err")) - self.started
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

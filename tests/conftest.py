@@ -24,6 +24,13 @@ def pytest_sessionfinish(session):
     background_builds.stop_all()  # a run stopped early (-x, Ctrl-C) leaves no build behind
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The packaging builds' times and sizes, in the log of a passing run too (build_report)."""
+    import build_report
+
+    build_report.write_summary(terminalreporter, config)
+
+
 SAMPLE = ROOT / "resources" / "sample" / "household_survey.csv"
 SAMPLE_PLAN = ROOT / "resources" / "sample" / "household_survey.plan.json"
 
