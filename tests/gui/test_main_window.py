@@ -772,8 +772,8 @@ def test_cancelling_an_out_of_core_release_spends_nothing(qtbot, window, sample_
     page.confirm_and_release()
     task = page.task
     page.cancel_release()  # before the file is read: the next progress report stops DuckDB
-    assert "nothing was released and no budget was spent" in page.status.text()
-    qtbot.waitUntil(lambda: task.done, timeout=60_000)
+    qtbot.waitUntil(lambda: task.done and page.task is None, timeout=60_000)
+    assert "nothing was released and no budget was spent" in page.status.text()  # said once it has stopped
     assert page.result is None and page.release_button.isEnabled()
     assert not private_ledger.exists() or not Ledger(private_ledger).has_dataset(window.document.plan.dataset.name)
 

@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         self._tabs.setCurrentIndex(current)
         self._data_page.cancel.clicked.connect(self.cancel_loading)
         self._release_page.released.connect(lambda _: self._preview_page.budget.invalidate())
+        self._release_page.charged.connect(self._preview_page.budget.invalidate)
         self._release_page.go_to.connect(self.go_to)
         self._columns_page.dataset_budget = self._preview_page.budget.dataset_budget
         self._columns_page.bounds_released.connect(lambda _: self._preview_page.budget.invalidate())

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.errors import Cancelled, WorkbenchError
+from workbench.core.errors import Cancelled, FailedAfterNoise, WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release import (
     CHOSEN_AFTER_LOOKING_WORDS,
@@ -57,6 +57,7 @@ HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability
 
 class ReleasePage(QWidget):
     released = Signal(object)  # the Release, once charged and shown
+    charged = Signal()  # a release that failed after its noise was drawn was charged all the same
     go_to = Signal(object)  # a Place (fix_places) the user clicked on, to fix what stops the release
 
     def __init__(self, document: PlanDocument, dataset_budget: Callable[[], Guarantee]) -> None:
@@ -320,6 +321,7 @@ class ReleasePage(QWidget):
         self.task = task = Task(run)
         task.finished.connect(self._released)
         task.failed.connect(self._failed)
+        task.stopped.connect(self._stopped)
         task.progress.connect(self._progress)
         task.said.connect(self._said)
         self.release_button.setEnabled(False)
@@ -327,6 +329,10 @@ class ReleasePage(QWidget):
         self.busy.show()
         self.cancel_button.setVisible(table.sample_rows is not None or synthetic)
         self.cancel_button.setEnabled(True)
+        self.cancel_button.setToolTip(
+            "Stop before the release is charged: nothing is released and no budget is spent, unless the synthetic "
+            "table's fit, which runs to its end, fails after its noise was drawn (it is then charged, and says so)."
+            if synthetic else "Stop reading the file: nothing is released and no budget is spent.")
         self.status.setText("Releasing… (the window stays usable)" if table.sample_rows is None else
                             f"Reading {table.source.name} out of core, then releasing… (the window stays usable)")
         task.start()
@@ -340,12 +346,20 @@ class ReleasePage(QWidget):
                                 "nothing until the release is charged)")
 
     def cancel_release(self) -> None:
-        """Stop reading the file; refused once the release is being charged (it is then shown, as every charge)."""
+        """Stop the release before it is charged; refused once it is being charged (it is then shown, as every
+        charge). A cancelled release runs on to its next stop (the next block of the file, or the end of OpenDP's
+        fit): only then does the page say what happened, since a fit that fails after its noise was drawn is charged
+        all the same (``_failed``), and only a release that stopped uncharged (``_stopped``) spent nothing."""
         if self.task is None:
             return
         if not self.task.cancel():
             self.status.setText("The release is being charged: it can no longer be stopped.")
             return
+        self.cancel_button.setEnabled(False)
+        self.status.setText("Cancelling: the release stops at its next step (a synthetic table's fit runs to its "
+                            "end first)… Nothing is charged unless the fit fails after its noise was drawn.")
+
+    def _stopped(self, _reason: object) -> None:
         self.task = None
         self.busy.hide()
         self.cancel_button.hide()
@@ -372,6 +386,10 @@ class ReleasePage(QWidget):
         self.busy.hide()
         self.cancel_button.hide()
         self.refresh()
+        if isinstance(exc, FailedAfterNoise):  # charged, whether or not Cancel was pressed: say so, never "cancelled"
+            self.charged.emit()  # the budget panel reads the ledger again
+            self.status.setText("The release failed after its noise was drawn, so its budget was charged all the "
+                                "same; nothing was released. The message says which ledger entry records it.")
         if isinstance(exc, WorkbenchError) and not isinstance(exc, Cancelled):
             self._refuse("The release failed", exc)
         else:

@@ -3,18 +3,26 @@
 A ``Task`` runs one function in a QThreadPool worker and reports back through signals,
 which Qt delivers on the GUI thread. A function that calls ``report`` (loading a text file
 does, for every block read) shows progress and is stopped by ``cancel`` at its next report.
-Otherwise cancelling cannot interrupt pandas or the ledger; it marks the task so that its
-result is dropped (a release result is never dropped: it was charged, so it is always shown).
+Otherwise cancelling cannot interrupt pandas, OpenDP's fit or the ledger; it marks the task, which runs on to
+its end and is then ``stopped`` rather than ``finished`` or ``failed``, its result dropped unseen.
+
+A charge is never dropped, whatever Cancel did. A release calls ``commit`` before it charges the ledger: from then
+on a cancel is refused (``cancel`` and ``commit`` are one atomic step each, under a lock, so a cancel racing the
+charge is either accepted before it, and the charge does not happen, or refused), and the result is always
+``finished``. A release that fails after its noise was drawn (``FailedAfterNoise``) is charged even though it
+never committed, so that failure is always ``failed``, never ``stopped``, even if Cancel was pressed during the
+fit. So the page says "nothing was spent" only on ``stopped``.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QProgressBar
 
-from workbench.core.errors import Cancelled
+from workbench.core.errors import Cancelled, FailedAfterNoise
 
 
 class Task(QObject):
@@ -22,6 +30,7 @@ class Task(QObject):
     failed = Signal(object)  # the exception
     progress = Signal(float)  # the fraction done, from ``report``
     said = Signal(str)  # what a long step is doing, from ``say``
+    stopped = Signal(object)  # a cancelled task's end, nothing charged: the exception it stopped with, or None
 
     def __init__(self, function: Callable[[], Any]) -> None:
         super().__init__()
@@ -30,6 +39,7 @@ class Task(QObject):
         self.done = False
         self.committed = False  # past the point where it may stop (a release being charged)
         self._reported = -1.0
+        self._lock = threading.Lock()  # cancel and commit, each checked and set in one step
 
     def start(self) -> None:
         task = self
@@ -40,11 +50,15 @@ class Task(QObject):
                     result = task._function()
                 except BaseException as exc:  # shown to the user as a dialog, never a crash
                     task.done = True
-                    if not task.cancelled:
+                    if task.cancelled and not charged(exc):
+                        task.stopped.emit(exc)
+                    else:
                         task.failed.emit(exc)
                     return
                 task.done = True
-                if not task.cancelled:
+                if task.cancelled:  # never after ``commit``: a cancel is then refused
+                    task.stopped.emit(None)
+                else:
                     task.finished.emit(result)
 
         QThreadPool.globalInstance().start(_Runner())
@@ -63,17 +77,25 @@ class Task(QObject):
 
     def cancel(self) -> bool:
         """Stop at the next report, unless the task has committed; says whether it will stop."""
-        if self.committed:
-            return False
-        self.cancelled = True
-        return True
+        with self._lock:
+            if self.committed:
+                return False
+            self.cancelled = True
+            return True
 
     def commit(self) -> None:
         """Called by the function, on the worker thread, once it must run to the end (a charge is being made):
         a cancel after this is refused, so a charged result is never dropped."""
-        if self.cancelled:
-            raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
-        self.committed = True
+        with self._lock:
+            if self.cancelled:
+                raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
+            self.committed = True
+
+
+def charged(exc: BaseException) -> bool:
+    """Whether a task's failure was charged to the ledger (a release that failed after its noise was drawn): it is
+    reported as a failure, never dropped as cancelled."""
+    return isinstance(exc, FailedAfterNoise)
 
 
 def show_fraction(bar: QProgressBar, fraction: float, words: str) -> None:
