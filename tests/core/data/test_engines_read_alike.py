@@ -163,3 +163,52 @@ def test_text_in_a_numeric_column_is_refused_alike(tmp_path, engine, session):
     path.write_text("wage\n100\nabout 200\n1 200\n")
     with pytest.raises(WorkbenchError, match=r"'wage'.*2 of its values are not numbers"):
         prepared(engine, path, Schema((NumericColumn("wage", 0, 1000),)), session)
+
+
+def pandas_indexed(folder: Path) -> dict[str, Path]:
+    """Parquet files pandas wrote with their index (``df.to_parquet(path)``): a named index (``pid``, stored as a
+    column of that name after the others), an unnamed index of row labels (stored as ``__index_level_0__``), two
+    levels of which one is named, and a RangeIndex (stored in the metadata alone)."""
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "c": ["u", "v", "u", "w"]})
+    paths = {kind: folder / f"{kind}.parquet" for kind in ("named", "unnamed", "levels", "range")}
+    frame.set_index(pd.Index(["a", "b", "c", "a"], name="pid")).to_parquet(paths["named"])
+    frame.set_index(pd.Index([30, 10, 20, 40])).to_parquet(paths["unnamed"])
+    frame.set_index(pd.MultiIndex.from_arrays([["a", "b", "c", "a"], [3, 1, 2, 4]], names=["pid", None])).to_parquet(
+        paths["levels"])
+    frame.to_parquet(paths["range"])
+    return paths
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_parquet_files_pandas_index_is_read_alike_by_every_engine(tmp_path, engine, session):
+    """A named index is an ordinary column on every engine (in memory pandas made it the index, out of the table:
+    'pid is not in the file', while out of core it was released); pandas' row labels (an unnamed index) and a
+    RangeIndex are no column on any engine (out of core the labels were a column)."""
+    paths = pandas_indexed(tmp_path)
+    by_person = Schema((NumericColumn("x", 0, 10), IdentifierColumn("pid"), CategoricalColumn("c", ("u", "v", "w"))),
+                       unit=PrivacyUnit("pid", 1))
+    for kind in ("named", "levels"):
+        assert sorted(prepared(engine, paths[kind], by_person, session)) == [(1.0, 0.0), (2.0, 1.0), (3.0, 0.0)], kind
+    everyone = Schema((NumericColumn("x", 0, 10), CategoricalColumn("c", ("u", "v", "w"))))
+    for kind in paths:
+        assert prepared(engine, paths[kind], everyone, session) == [(1.0, 0.0), (2.0, 1.0), (3.0, 0.0), (4.0, 2.0)]
+    for kind in ("unnamed", "levels", "range"):
+        labels = Schema((NumericColumn("__index_level_0__" if kind != "levels" else "__index_level_1__", 0, 100),))
+        with pytest.raises(WorkbenchError, match="which is not in"):
+            prepared(engine, paths[kind], labels, session)
+
+
+def test_a_parquet_files_named_index_is_a_column_of_the_sample_and_the_blocks_too(tmp_path):
+    """``load_sample`` (a file too large for memory) and ``blocks_of`` (its whole-file checks) see the columns
+    ``load_table`` and the SQL engines see, in the file's order."""
+    from workbench.core.data.io import blocks_of, load_sample
+
+    paths = pandas_indexed(tmp_path)
+    for kind, columns in (("named", ["x", "c", "pid"]), ("unnamed", ["x", "c"]), ("levels", ["x", "c", "pid"]),
+                          ("range", ["x", "c"])):
+        whole, sample = load_table(paths[kind]), load_sample(paths[kind], rows=3)
+        assert list(whole.frame.columns) == list(sample.frame.columns) == columns, kind
+        assert len(sample.frame) == 3
+        blocks = pd.concat(list(blocks_of(sample, columns)))
+        assert blocks.reset_index(drop=True).equals(whole.frame.reset_index(drop=True)), kind
+    assert load_table(paths["named"]).frame["pid"].tolist() == ["a", "b", "c", "a"]

@@ -23,7 +23,8 @@ def survey() -> pd.DataFrame:
 
 
 def copies(frame: pd.DataFrame, folder) -> dict[str, object]:
-    """The table as CSV, Excel, Parquet, SPSS and Stata, and as a CSV with rows and columns shuffled."""
+    """The table as CSV, Excel, Parquet, SPSS and Stata, as a CSV with rows and columns shuffled, and as Parquet
+    with rows shuffled, saved with their index, unnamed (``labelled``) or a column (``indexed``: ``person``)."""
     paths = {kind: folder / f"survey.{kind}" for kind in ("csv", "xlsx", "parquet", "sav", "dta")}
     frame.to_csv(paths["csv"], index=False)
     frame.to_excel(paths["xlsx"], index=False)
@@ -33,6 +34,12 @@ def copies(frame: pd.DataFrame, folder) -> dict[str, object]:
     shuffled = frame.sample(frac=1.0, random_state=5)[list(reversed(frame.columns))]
     paths["shuffled"] = folder / "shuffled.csv"
     shuffled.to_csv(paths["shuffled"], index=False)
+    # pandas keeps the index by default: the shuffled rows' labels (an unnamed index) are no column on any engine,
+    # a named index is an ordinary one on every engine (issue 34)
+    paths["labelled"] = folder / "labelled.parquet"
+    frame.sample(frac=1.0, random_state=6).to_parquet(paths["labelled"])
+    paths["indexed"] = folder / "indexed.parquet"
+    frame.sample(frac=1.0, random_state=7).set_index("person").to_parquet(paths["indexed"])
     return paths
 
 
@@ -116,15 +123,20 @@ def test_every_engine_computes_the_in_memory_digest(tmp_path, spark):
     paths = copies(frame, tmp_path)
     expected = content_digest(frame)
     schema = Schema((CategoricalColumn("region", REGIONS),))
-    for kind in ("csv", "parquet", "shuffled"):
+    for kind in ("labelled", "indexed"):  # in memory as out of core: pandas' row labels no column, an index named one
+        assert content_digest(load_table(paths[kind]).frame) == expected, kind
+    for kind in ("csv", "parquet", "shuffled", "labelled", "indexed"):
         with OutOfCoreData(file_source(paths[kind]), schema) as data:
             assert data.content_digest() == expected, kind
-    for kind in ("csv", "parquet"):
+    for kind in ("csv", "parquet", "labelled", "indexed"):
         with SparkData(spark_source(paths[kind]), schema, spark=spark) as data:
             assert data.content_digest() == expected, kind
 
 
-def test_the_same_data_out_of_core_cannot_start_a_fresh_budget(tmp_path, capsys, private_ledger):
+@pytest.mark.parametrize("copy", ["shuffled", "labelled", "indexed"])
+def test_the_same_data_out_of_core_cannot_start_a_fresh_budget(tmp_path, capsys, private_ledger, copy):
+    """The shuffled CSV, and the shuffled Parquet copies pandas saved with their index (issue 34: with the row labels
+    read as a column, out of core, that copy started a fresh budget), are refused out of core."""
     frame = survey()
     paths = copies(frame, tmp_path)
     plan = tmp_path / "plan.json"
@@ -133,7 +145,7 @@ def test_the_same_data_out_of_core_cannot_start_a_fresh_budget(tmp_path, capsys,
                  "--dataset-budget", "3", "1e-6"]) == 0
     capsys.readouterr()
     (tmp_path / "again.json").write_text(json.dumps(count_plan("Labour force again")))
-    assert main(["release", str(paths["shuffled"]), "--plan", str(tmp_path / "again.json"), "--engine", "out-of-core",
+    assert main(["release", str(paths[copy]), "--plan", str(tmp_path / "again.json"), "--engine", "out-of-core",
                  "--out", str(tmp_path / "second"), "--dataset-budget", "3", "1e-6"]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "already in the ledger as dataset 'Labour force'" in err

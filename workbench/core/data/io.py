@@ -222,9 +222,9 @@ def load_sample(
 
         try:
             batches = pq.ParquetFile(path).iter_batches(batch_size=rows)
-            frame = next(batches).to_pandas()
+            frame = parquet_columns_as_stored(next(batches)).to_pandas()
         except StopIteration:
-            frame = pd.read_parquet(path)
+            frame = _read_parquet(path)
         except Exception as exc:  # pyarrow's own exception types
             raise DataFileError(f"{path.name}: the file cannot be read as a Parquet file ({first_line(exc)}).") from exc
         table = Table(frame=frame, source=path, file_format="parquet")
@@ -394,7 +394,7 @@ def _load_binary(path: Path, kind: str, sheet: str | int | None) -> Table:
         if kind == "excel":
             return _load_excel(path, sheet)
         if kind == "parquet":
-            return Table(frame=pd.read_parquet(path), source=path, file_format="parquet")
+            return Table(frame=_read_parquet(path), source=path, file_format="parquet")
         return _load_statistics_file(path, kind)
     except (DataFileError, FileNotFoundError):
         raise
@@ -404,6 +404,61 @@ def _load_binary(path: Path, kind: str, sheet: str | int | None) -> Table:
             "incomplete (still being copied or written) or password-protected. Open it in the program that made "
             "it and save or export it again (CSV always works)."
         ) from exc
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    """A Parquet file's columns as every engine reads them (``parquet_columns_as_stored``), typed as pandas types
+    them."""
+    import pyarrow.parquet as pq
+
+    return parquet_columns_as_stored(pq.read_table(path)).to_pandas()
+
+
+def parquet_columns_as_stored(data: Any) -> Any:
+    """A pyarrow table or record batch whose pandas metadata turns no named index back into the index.
+
+    pandas writes a frame's index into the file as columns and lists them in its metadata, from which
+    ``pandas.read_parquet`` makes them the index again, out of the table; DuckDB and Spark read every stored
+    column. So that every engine sees the same columns, and the content fingerprint is the same on each, the file's
+    metadata alone decides, alike everywhere: an index stored under its own name (``pid``, from ``set_index``) is
+    an ordinary column, named and ordered as stored; pandas' row labels, an index stored with no name of its own
+    (``pandas_row_labels``), are no column on any engine, as a RangeIndex kept in the metadata alone is none. The
+    rest of the metadata (nullable integers, categories, time zones) still applies."""
+    import json
+
+    metadata = data.schema.metadata or {}
+    try:
+        pandas_metadata = json.loads(metadata[b"pandas"])
+        index_columns = list(pandas_metadata.get("index_columns") or [])
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return data
+    labels = set(pandas_row_labels(metadata))
+    named = {name for name in index_columns if isinstance(name, str) and name not in labels}
+    if not named:
+        return data
+    pandas_metadata["index_columns"] = [name for name in index_columns if name not in named]
+    for column in pandas_metadata.get("columns") or []:
+        if isinstance(column, dict) and column.get("field_name") in named:
+            column["name"] = column["field_name"]  # the column's name in the file
+    return data.replace_schema_metadata({**metadata, b"pandas": json.dumps(pandas_metadata).encode()})
+
+
+_ROW_LABELS = re.compile(r"__index_level_\d+__")
+
+
+def pandas_row_labels(metadata: Mapping[bytes, bytes] | None) -> tuple[str, ...]:
+    """The columns of a Parquet file (its schema's ``metadata``) that hold pandas' row labels, not data: the
+    columns its pandas metadata lists as the index and that pandas stored under its placeholder name
+    ``__index_level_N__`` (an index with no name, e.g. the row numbers a filtered or shuffled frame kept, which
+    ``df.to_parquet(path)`` writes by default). No engine reads them (``parquet_columns_as_stored``), so a table
+    saved so is the table saved with ``index=False``: the same columns and the same content fingerprint."""
+    import json
+
+    try:
+        index_columns = json.loads((metadata or {})[b"pandas"]).get("index_columns") or []
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return ()
+    return tuple(name for name in index_columns if isinstance(name, str) and _ROW_LABELS.fullmatch(name))
 
 
 class SheetNeeded(DataFileError):
@@ -498,7 +553,7 @@ def blocks_of(table: Table, columns: list[str], progress: Progress | None = None
             done += batch.num_rows
             if progress is not None:
                 progress(done / total)
-            yield batch.to_pandas()
+            yield parquet_columns_as_stored(batch).to_pandas()
         return
     from workbench.core.data.text_files import stream
 

@@ -336,14 +336,18 @@ class OutOfCoreData(SqlData):
         try:
             import pyarrow.parquet as pq
 
-            declared = pq.read_schema(self.source.path).names  # DuckDB renames repeated names; the file's own
+            from workbench.core.data.io import pandas_row_labels
+
+            schema = pq.read_schema(self.source.path)
+            declared = schema.names  # DuckDB renames repeated names; the file's own
+            labels = set(pandas_row_labels(schema.metadata))  # pandas' row labels: no column in memory either
             described = self._all(f"DESCRIBE SELECT * FROM read_parquet({self.dialect.text(str(self.source.path))})")
         except DataFileError:
             raise
         except Exception as exc:  # pyarrow's and DuckDB's own exception types
             raise DataFileError(f"{self.source.name}: the file cannot be read as a Parquet file ({first_line(exc)}).") from None
         return [(name, StoredColumn(q(str(row[0])), *stored_kind_of(str(row[1]))))
-                for name, row in zip(declared, described)]
+                for name, row in zip(declared, described) if name not in labels]
 
     def _source(self) -> str:
         if self.source.file_format == "parquet":

@@ -202,6 +202,7 @@ class SparkData(SqlData):
             if self.source.file_format == "parquet":
                 frame = self.spark.read.parquet(location)
                 check_names(list(frame.columns), self.source.name)
+                frame = frame.drop(*self._row_labels(location))  # no column in memory or out of core either
             else:
                 charset = _JAVA_ENCODINGS[(self.source.encoding or "utf-8").lower()]
                 if charset not in _SPARK_CHARSETS:  # Spark 4 reads other Java charsets only when asked to
@@ -221,6 +222,33 @@ class SparkData(SqlData):
             raise
         except Exception as exc:  # Spark's own exception types (AnalysisException, Py4JJavaError)
             raise DataFileError(f"{self.source.name}: Spark cannot read the file ({first_line(exc)}).") from None
+
+    def _row_labels(self, location: str) -> tuple[str, ...]:
+        """The Parquet file's columns of pandas' row labels (``io.pandas_row_labels``), from its footer's pandas
+        metadata, read where Spark reads the file (through its Hadoop file system; a folder's first data file)."""
+        from workbench.core.data.io import pandas_row_labels
+
+        jvm = getattr(self.spark, "_jvm", None)
+        if jvm is None:  # a Spark Connect session: the file is read here, if it is here
+            import pyarrow.parquet as pq
+
+            return pandas_row_labels(pq.read_schema(location).metadata) if Path(location).is_file() else ()
+        conf = self.spark._jsc.hadoopConfiguration()
+        path = jvm.org.apache.hadoop.fs.Path(location)
+        files = path.getFileSystem(conf)
+        if files.getFileStatus(path).isDirectory():
+            parts = sorted((status.getPath() for status in files.listStatus(path) if status.isFile()
+                            and not status.getPath().getName().startswith(("_", "."))), key=lambda p: p.getName())
+            if not parts:
+                return ()
+            path = parts[0]
+        parquet = jvm.org.apache.parquet.hadoop
+        reader = parquet.ParquetFileReader.open(parquet.util.HadoopInputFile.fromPath(path, conf))
+        try:
+            text = reader.getFooter().getFileMetaData().getKeyValueMetaData().get("pandas")
+        finally:
+            reader.close()
+        return pandas_row_labels({b"pandas": str(text).encode()} if text is not None else None)
 
     def _source(self) -> str:
         return "dp_file"
