@@ -69,3 +69,28 @@ def test_excel_that_cannot_hold_the_rows_is_refused_before_anything_is_spent(fil
                  "1e-6", "--ledger", str(ledger), "--synthetic-format", "xlsx"]) == 2
     assert "Excel sheet holds at most" in capsys.readouterr().err
     assert not ledger.exists() or not Ledger(ledger).has_dataset("Tiny survey")
+
+
+def test_the_pdf_report_has_the_quality_section_with_its_charts(files, tmp_path):
+    """The PDF's quality section (``core/report/pdf.py``): its heading and lines, and the marginals' bar charts as
+    images on its pages (poppler's pdftotext and pdfimages, as tests/core/report reads PDFs)."""
+    import shutil
+    import subprocess
+
+    assert shutil.which("pdftotext") and shutil.which("pdfimages"), "install poppler-utils (./dev test does)"
+    data, plan = files
+    out = tmp_path / "out"
+    assert main(["release", str(data), "--plan", str(plan), "--out", str(out), "--dataset-budget", "2", "1e-6",
+                 "--ledger", str(tmp_path / "ledger.sqlite")]) == 0
+    assert main(["report", str(out / "results.json"), "--out", str(tmp_path / "report"), "--format", "pdf"]) == 0
+    pdf = tmp_path / "report" / "report.pdf"
+    pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True,
+                           text=True).stdout.split("\f")
+    text = " ".join(" ".join(page.split()) for page in pages)
+    assert "Quality of the synthetic table" in text
+    assert "total variation distance" in text and "no real person" in text
+    heading = next(i for i, page in enumerate(pages, 1) if "Quality of the synthetic table" in page)
+    listed = subprocess.run(["pdfimages", "-list", str(pdf)], check=True, capture_output=True, text=True).stdout
+    images = [int(line.split()[0]) for line in listed.splitlines()[2:] if line.split()]  # page of each image
+    assert images and max(images) >= heading, listed  # the bars come after the heading, in its section
+    assert sum(page >= heading for page in images) >= 3, listed  # a few of the marginals, synthetic beside measured
