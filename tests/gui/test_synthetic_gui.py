@@ -65,3 +65,24 @@ def test_a_synthetic_table_is_chosen_previewed_released_and_exported(qtbot, wind
     assert "synthetic.csv" in names and "synthetic.dta" in names and "report.pdf" in names
     frame = pd.read_csv(tmp_path / "out" / "synthetic.csv")
     assert sorted(frame.columns) == ["age", "employed", "region", "sex"] and frame["age"].between(0, 100).all()
+
+
+def test_step_5_states_a_synthetic_tables_own_epsilon_delta_and_rho(qtbot, window, sample_path, sample_plan_path):
+    """As every statistic's plot title states its ε and δ, a synthetic table's states its own (and ρ, what OpenDP
+    spends), before anything is spent."""
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    page = window.statistics_page
+    page.ask = False
+    dialog = page.edit_synthetic()
+    qtbot.addWidget(dialog)
+    _choose(dialog, {"region": "", "sex": ""})
+    dialog.accept()
+    row = len(window.document.plan.statistics) - 1
+    preview = window.preview_page
+    preview.recompute()
+    preview.table.selectRow(row)
+    cost = window.document.budgeted().statistics[row].cost(verified=False)
+    assert cost.delta > 0 and cost.rho is not None
+    title = preview.plot_title.text()
+    assert f"ε = {cost.epsilon:.3g}, δ = {cost.delta:.2g}, ρ = {cost.rho:.3g} zCDP" in title, title

@@ -553,7 +553,9 @@ class PreviewPage(QWidget):
             line.show()
         self._label_axis("bottom", STATISTIC_AXIS)
         self._label_axis("left", PROBABILITY)
-        measure = f"ρ = {cost.rho:.3g} zCDP" if cost.rho is not None else f"ε = {cost.epsilon:.3g}"
+        # its own ε and δ, as every statistic's title states them (δ where it is not 0), and ρ, what OpenDP spends
+        measure = (f"ε = {cost.epsilon:.3g}" + (f", δ = {cost.delta:.2g}" if cost.delta else "")
+                   + (f", ρ = {cost.rho:.3g} zCDP" if cost.rho is not None else ""))
         worst = (f" Expected total variation distance of each one-way marginal: "
                  + ", ".join(f"{name} {distance:.1%}" for name, distance in preview.distances) + "."
                  if preview.distances else " Give a size estimate to see each marginal's expected error.")
