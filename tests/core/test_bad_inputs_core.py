@@ -6,7 +6,7 @@ import re
 import pytest
 from bad_inputs import CASES, DATA, MEDDLED, SAMPLE, SAMPLE_PLAN, Case, ledger_state, meddle_while_reading
 
-from workbench.core.data.io import load_table
+from workbench.core.data.io import GUESS, load_table
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy.events import Guarantee
 from workbench.core.release.ledger import Ledger
@@ -24,7 +24,7 @@ def _message(case: Case, error: BaseException) -> str:
 @pytest.mark.parametrize("case", [c for c in DATA], ids=lambda c: c.id)
 def test_a_data_file_loads_or_is_refused_with_a_message(case, bad_corpus):
     try:
-        table = load_table(case.data_path)
+        table = load_table(case.data_path, encoding=GUESS)  # opened to look at, as step 1 does
     except Exception as error:  # noqa: BLE001 - the test names any other type
         assert case.refused, f"{case.id}: refused although sound: {error}"
         assert re.search(case.refused, _message(case, error)), _message(case, error)

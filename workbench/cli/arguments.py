@@ -8,29 +8,42 @@ from pathlib import Path
 from typing import Callable
 
 from workbench.core.data import Table, load_sample, load_table
+from workbench.core.data.io import GUESS
 from workbench.core.data.engines import choose_engine
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee
+from workbench.core.release.plan import ReleasePlan
 
 
 def data_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", type=Path, metavar="DATA", help="CSV, TSV, Excel, Parquet, SPSS, Stata or SAS file")
-    parser.add_argument("--delimiter", help="the delimiter of a text file (detected if not given)")
-    parser.add_argument("--encoding", help="the encoding of a text file (detected if not given)")
+    parser.add_argument("--delimiter", help="the delimiter of a text file (default: the one that splits its header)")
+    parser.add_argument("--encoding", help="the encoding of a text file, e.g. cp1252 (default: the plan's, else as "
+                        "its byte-order mark says, else UTF-8; inspect and plan-template guess it)")
     parser.add_argument("--sheet", help="the sheet of an Excel workbook")
 
 
-def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None) -> Table:
-    return load_table(args.data, delimiter=delimiter(args), encoding=args.encoding, sheet=args.sheet, progress=progress)
+def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None,
+         plan: ReleasePlan | None = None) -> Table:
+    """The data file as a release reads it: a text file in the encoding declared (``declared_encoding``)."""
+    return load_table(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan), sheet=args.sheet,
+                      progress=progress)
+
+
+def declared_encoding(args: argparse.Namespace, plan: ReleasePlan | None = None) -> str | None:
+    """--encoding as given, else the plan's dataset's; None: as the byte-order mark says, else UTF-8. Never a
+    guess from the rows, which one person's row could change."""
+    return args.encoding or (plan.dataset.encoding if plan is not None else None)
 
 
 def load_for_looking(args: argparse.Namespace) -> tuple[Table, str]:
-    """The table as step 1 of the app loads it, and a sentence saying how: whole in memory, or, for a CSV,
+    """The table as step 1 of the app loads it (a text file's encoding guessed unless given), and a sentence saying how: whole in memory, or, for a CSV,
     TSV or Parquet file too large for half this machine's memory, its first rows (a sample), as the app does."""
     decision = choose_engine(args.data)
     if not decision.out_of_core:
-        return load(args), "Read whole, in memory."
-    table = load_sample(args.data, delimiter=delimiter(args), encoding=args.encoding)
+        return load_table(args.data, delimiter=delimiter(args), encoding=args.encoding or GUESS,
+                          sheet=args.sheet), "Read whole, in memory."
+    table = load_sample(args.data, delimiter=delimiter(args), encoding=args.encoding or GUESS)
     read = (f"only its first {len(table.frame):,} rows were read" if len(table.frame) >= (table.sample_rows or 0)
             else f"it was read as a sample of its first rows: all {len(table.frame):,} of them")
     return table, (f"The file is too large to read whole here ({decision.estimate_words()}), so {read}, "

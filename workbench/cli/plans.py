@@ -9,6 +9,7 @@ from pathlib import Path
 
 from workbench.cli.arguments import (
     data_arguments,
+    declared_encoding,
     dataset_budget,
     dataset_budget_argument,
     ledger_argument,
@@ -142,7 +143,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _template(args: argparse.Namespace) -> int:
-    table = load(args)
+    table, _ = load_for_looking(args)  # its encoding guessed, for the curator to confirm: the plan declares it
     out = args.out or args.data.with_name(args.data.stem + ".plan.json")
     if out.exists() and not args.force:
         raise WorkbenchError(f"{out} already exists. Choose another name with --out, or add --force to replace it.")
@@ -155,6 +156,10 @@ def _template(args: argparse.Namespace) -> int:
     numeric = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.NUMERIC.value]
     categorical = [c.name for c in plan.schema.columns if getattr(c, "kind", "") == ColumnKind.CATEGORICAL.value]
     print(f"Wrote {out}.")
+    if plan.dataset.encoding:
+        say(f"The file is not UTF-8: its encoding was {'given' if args.encoding else 'guessed from its content'} as "
+            f"{plan.dataset.encoding}, and the plan declares it ('encoding' under 'dataset'), since a release never "
+            "guesses. Check that accented letters look right (dp-workbench inspect), and correct it if not.")
     if args.name == NEUTRAL_NAME:
         say(f"The dataset is called '{NEUTRAL_NAME}': give it the name reports and the ledger should show "
               "(--name, or 'name' under 'dataset' in the plan). The file's name is never used.")
@@ -243,7 +248,7 @@ def _categories(args: argparse.Namespace) -> int:
         print(discovery_terms(plan.schema, args.column, DEFAULT_EPSILON, args.delta).in_words())
         print("\nGive --epsilon to spend it (charged to the ledger), and --write to put the list into the plan.")
         return 0
-    found = discover_categories(load(args), plan, args.column, args.epsilon, args.delta, Ledger(args.ledger),
+    found = discover_categories(load(args, plan=plan), plan, args.column, args.epsilon, args.delta, Ledger(args.ledger),
                                 dataset_budget(args))
     print(found.terms.in_words())  # charged: the ledger holds it durably now
     print()
@@ -266,12 +271,12 @@ def _bounds(args: argparse.Namespace) -> int:
     decision = choose_engine(args.data, len(search_schema(plan, args.column, (low, high)).columns))
     say(decision.in_words())
     if decision.out_of_core:  # exact ranks from DuckDB on the file: nothing but counts comes back
-        source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
+        source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
         with OutOfCoreData(source, search_schema(plan, args.column, (low, high))) as data:
             estimate = estimate_bounds(source, plan, args.column, args.epsilon, Ledger(args.ledger),
                                        dataset_budget(args), args.coverage, (low, high), data=data)
     else:
-        estimate = estimate_bounds(load(args), plan, args.column, args.epsilon, Ledger(args.ledger),
+        estimate = estimate_bounds(load(args, plan=plan), plan, args.column, args.epsilon, Ledger(args.ledger),
                                    dataset_budget(args), args.coverage, (low, high))
     say(estimate.in_words())  # charged: the ledger holds it durably now
     if args.write:

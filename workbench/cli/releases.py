@@ -11,6 +11,7 @@ from typing import Callable
 
 from workbench.cli.arguments import (
     data_arguments,
+    declared_encoding,
     dataset_budget,
     dataset_budget_argument,
     delimiter,
@@ -108,20 +109,20 @@ def _release(args: argparse.Namespace) -> int:
         if choice is EngineChoice.SPARK:
             from workbench.core.data.spark_engine import SparkData, spark_source
 
-            source = spark_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
+            source = spark_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
             say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
             with SparkData(source, plan.used_schema(), master=args.spark_master,
                            progress=shown.stage("Reading the data file on Spark")) as data:
                 result = _checked_release(data, source, plan, args, shown)
         elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
-            source = file_source(args.data, delimiter=delimiter(args), encoding=args.encoding)
+            source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
             if choice is EngineChoice.OUT_OF_CORE:
                 say("Reading the data file out of core (DuckDB on the file, as asked).")
             with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit,
                                progress=shown.stage("Reading the data file")) as data:
                 result = _checked_release(data, source, plan, args, shown)
         else:
-            table = load(args, progress=shown.stage("Reading the data file"))
+            table = load(args, progress=shown.stage("Reading the data file"), plan=plan)
             label_maps = dict(table.label_maps)
             result = _checked_release(table, table, plan, args, shown)
     finally:

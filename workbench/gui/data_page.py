@@ -114,11 +114,23 @@ class DataPage(QWidget):
                 f"<b>{table.source.name}</b> is too large to hold in this computer's memory, {read}: the first "
                 f"{shown} are shown, and the kinds proposed below are proposed from those {len(frame):,} rows (check "
                 "them in step 3). The release reads the whole file out of core, with the same exact answers. What you "
-                "see here stays on this computer."
+                "see here stays on this computer." + _encoding_words(table)
             )
             return
         self.summary.setText(
             f"<b>{table.source.name}</b>: {len(frame):,} rows, {frame.shape[1]} columns; the first {shown} rows are "
             "shown. Below, the proposed kind of each column: confirm or change it in step 3. "
-            "What you see here stays on this computer."
+            "What you see here stays on this computer." + _encoding_words(table)
         )
+
+
+def _encoding_words(table) -> str:
+    """What step 1 says of a text file not in UTF-8: the encoding it was read in, which the plan declares."""
+    from workbench.core.release.template import declarable_encoding
+
+    encoding = declarable_encoding(table)
+    if encoding is None:
+        return ""
+    return (f" The text is read as <b>{encoding}</b> (not UTF-8; guessed from the file's content unless the plan "
+            "declared it): check that accented letters look right above. The plan records this encoding, and the "
+            "release reads the file in it: a release never guesses.")

@@ -19,6 +19,7 @@ from workbench.core.data import ColumnProposal, Schema, Table, check_columns_exi
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release import NEUTRAL_NAME, Budget, DatasetDescription, ReleasePlan, budget_plan, describe_columns
+from workbench.core.release.template import declarable_encoding
 from workbench.gui.fix_places import Problem
 
 
@@ -59,7 +60,11 @@ class PlanDocument(QObject):
         described = tuple(known.get(spec.name, spec) for spec in proposed)
         absent = tuple(spec for spec in self.plan.schema.columns if spec.name not in table.columns)
         columns = described + absent  # a plan for other data keeps its columns; the release step says so
-        self.plan = replace(self.plan, schema=replace(self.plan.schema, columns=columns))  # the name is the user's
+        dataset = self.plan.dataset
+        if table.file_format == "text":  # the encoding the curator saw in step 1 is the one the release reads
+            dataset = replace(dataset, encoding=declarable_encoding(table))
+        self.plan = replace(self.plan, dataset=dataset,  # the name is the user's
+                            schema=replace(self.plan.schema, columns=columns))
         self.history.clear()  # another table: undoing into the last one's descriptions would mislead
         self.dirty = True
         self.changed.emit()

@@ -193,10 +193,13 @@ class MainWindow(QMainWindow):
             self.loading.cancel()
         self.data_page.show_loading(path.name)
         self.statusBar().showMessage(f"Loading {path}…")
+        from workbench.core.data.io import GUESS
+
+        encoding = self.document.plan.dataset.encoding or GUESS  # the plan's, else guessed for the curator to see
         if out_of_core_is_needed(path):  # too large for memory: its first rows, and the release reads the file
-            task = Task(lambda: LoadedTable.of(load_sample(path)))
+            task = Task(lambda: LoadedTable.of(load_sample(path, encoding=encoding)))
         else:
-            task = Task(lambda: LoadedTable.of(load_table(path, sheet=sheet, progress=task.report)))
+            task = Task(lambda: LoadedTable.of(load_table(path, sheet=sheet, encoding=encoding, progress=task.report)))
         task.progress.connect(self.data_page.show_progress)
         task.finished.connect(lambda table: self._loaded(task, table))
         task.failed.connect(lambda exc: self._load_failed(task, path, exc))

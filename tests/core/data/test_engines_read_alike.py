@@ -123,6 +123,27 @@ def test_windows_1252_and_latin_1_text_is_read_by_every_engine(tmp_path, engine,
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_one_persons_windows_1252_row_never_changes_how_the_others_are_read(tmp_path, engine, session):
+    """The audit's neighbours: 399 rows of café, thé, eau in UTF-8, and the same with one row 'José' in
+    Windows-1252. A guess from the content once read the second as HP Roman-8 (café 0, (other) 268). Now no
+    engine guesses: in memory and out of core the file is refused (nothing is released) unless its encoding is
+    declared; Spark reads every value as UTF-8 by itself (the odd byte becomes U+FFFD in that value alone)."""
+    drinks = ("café", "thé", "eau")
+    rows = "".join(f"{i},{drinks[i % 3]}\n" for i in range(399))
+    base, added = tmp_path / "base.csv", tmp_path / "added.csv"
+    base.write_bytes(("n,drink\n" + rows).encode("utf-8"))
+    added.write_bytes(base.read_bytes() + "399,José\n".encode("cp1252"))
+    schema = Schema((NumericColumn("n", 0, 1000), CategoricalColumn("drink", drinks, outside=OutsideCategories.OTHER)))
+    before = prepared(engine, base, schema, session)
+    assert [row[1] for row in before] == [float(i % 3) for i in range(399)]
+    if engine == "spark":
+        assert prepared(engine, added, schema, session)[:399] == before
+    else:
+        with pytest.raises(DataFileError, match="not UTF-8 text"):
+            prepared(engine, added, schema, session)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_codes_are_read_by_themselves_whatever_else_the_column_holds(tmp_path, engine, session):
     """'01' and '1' are the category 1 by number, and stay so when another row holds a letter; '1.0' is 1 when
     another row holds 1.5; ±0 are one value, whichever comes first."""

@@ -4,7 +4,7 @@ import pandas as pd
 import pyreadstat
 import pytest
 
-from workbench.core.data.io import load_table
+from workbench.core.data.io import GUESS, load_table
 from workbench.core.data.proposals import ColumnKind, propose_kinds
 from workbench.core.errors import DataFileError
 
@@ -37,12 +37,37 @@ def test_sample_dataset_loads_with_proposed_kinds(sample_path):
      (".csv", ";", "latin-1"), (".csv", ",", "utf-16"), (".csv", ",", "utf-8-sig"), (".csv", ",", "cp1252")],
 )
 def test_text_files_detect_delimiter_and_encoding(tmp_path, suffix, delimiter, encoding):
+    """Guessed to show the file to its curator; a release reads UTF-8 or a byte-order mark's encoding unless
+    another is declared, and refuses to guess (the guess would depend on every row)."""
     path = tmp_path / f"t{suffix}"
     FRAME.to_csv(path, sep=delimiter, index=False, encoding=encoding)
-    table = load_table(path)
+    table = load_table(path, encoding=GUESS)
     assert list(table.frame.columns) == ["person_id", "age", "town"]
     assert list(table.frame["town"]) == ["Köln", "Zürich", "Åre"]
     assert table.delimiter == delimiter
+    if encoding in ("latin-1", "cp1252"):
+        with pytest.raises(DataFileError, match=r"not UTF-8 text \(it looks like .*--encoding"):
+            load_table(path)
+        assert list(load_table(path, encoding=table.encoding).frame["town"]) == ["Köln", "Zürich", "Åre"]
+    else:
+        assert list(load_table(path).frame["town"]) == ["Köln", "Zürich", "Åre"]
+
+
+def test_one_persons_row_never_changes_how_the_others_are_decoded_or_split(tmp_path):
+    """The issue's neighbours: a UTF-8 file, and the same with one row in Windows-1252 (once guessed as HP
+    Roman-8, which read café as cafÃ©); and one row that once made the whole file split at semicolons."""
+    rows = "".join(f"{i},{town}\n" for i, town in enumerate(["café", "thé", "eau"] * 133))
+    base = tmp_path / "base.csv"
+    base.write_bytes(("id,drink\n" + rows).encode("utf-8"))
+    added = tmp_path / "added.csv"
+    added.write_bytes(("id,drink\n" + rows).encode("utf-8") + "399,José\n".encode("cp1252"))
+    before = load_table(base).frame
+    with pytest.raises(DataFileError, match="not UTF-8"):
+        load_table(added)  # refused (the curator's own check), never read otherwise
+    semicolons = tmp_path / "semicolons.csv"
+    semicolons.write_bytes(('id,drink\n"x";"y";z,w\n' + rows).encode("utf-8"))  # sniffed as ';' once
+    after = load_table(semicolons).frame
+    assert list(after.columns) == ["id", "drink"] and after["drink"].iloc[1:].tolist() == before["drink"].tolist()
 
 
 def test_given_delimiter_and_encoding_are_used(tmp_path):

@@ -36,18 +36,24 @@ def _rows(frame: pd.DataFrame) -> Prepared:
     return out
 
 
+def declared(path: Path) -> dict[str, str]:
+    """A text file's encoding as its plan declares it (a release never guesses one from the rows)."""
+    kind = next((k for k, (suffix, _, _) in TEXT_FORMATS.items() if path.name.endswith(k + suffix)), None)
+    return {} if kind is None else {"encoding": TEXT_FORMATS[kind][2]}
+
+
 def memory(path: Path, plan_schema: Schema, _spark=None) -> Prepared:
-    return _rows(prepare(load_table(path), plan_schema).prepared_rows())
+    return _rows(prepare(load_table(path, **declared(path)), plan_schema).prepared_rows())
 
 
 def out_of_core(path: Path, plan_schema: Schema, _spark=None) -> Prepared:
-    with OutOfCoreData(file_source(path), plan_schema) as data:
+    with OutOfCoreData(file_source(path, **declared(path)), plan_schema) as data:
         return _rows(data.prepared_rows())
 
 
 def on_spark(path: Path, plan_schema: Schema, spark=None) -> Prepared:
     kind = next((k for k, (suffix, _, _) in TEXT_FORMATS.items() if path.name.endswith(k + suffix)), None)
-    options = {} if kind is None else {"delimiter": TEXT_FORMATS[kind][1], "encoding": TEXT_FORMATS[kind][2]}
+    options = {} if kind is None else {"delimiter": TEXT_FORMATS[kind][1], **declared(path)}
     with SparkData(spark_source(path, **options), plan_schema, spark=spark) as data:
         return _rows(data.prepared_rows())
 

@@ -98,7 +98,8 @@ def load_table(
     sheet: str | int | None = None,
     progress: Progress | None = None,
 ) -> Table:
-    """Read ``path`` by its suffix; for text files detect encoding and delimiter unless given.
+    """Read ``path`` by its suffix; a text file in the encoding given (``GUESS``: guessed, to look at it), else
+    as its byte-order mark says, else as UTF-8 (``text_encoding``), split by the delimiter given or its header's.
 
     ``progress`` hears how much of a text file has been read; other formats are read in one go.
     A file that changes or disappears while it is read is refused, not half-read.
@@ -237,8 +238,16 @@ def load_sample(
 # ---------------------------------------------------------------- text files
 
 
+GUESS = "guess"
+"""``encoding=GUESS``: guess a text file's encoding from its content, to show the file to its curator (step 1,
+``inspect``, ``plan-template``); never for a release, which reads the encoding the plan or the user declares."""
+
+
 def detect_encoding(sample: bytes) -> str:
-    """The encoding of a text sample: a BOM if present, else UTF-8 if it decodes, else a guess."""
+    """The encoding of a text sample: a BOM if present, else UTF-8 if it decodes, else a guess.
+
+    A guess looks at the rows, so one person's row could change how every other row is read (a single
+    Windows-1252 byte turned a UTF-8 file into HP Roman-8): it only proposes the encoding to the curator."""
     if sample.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -266,17 +275,52 @@ def detect_encoding(sample: bytes) -> str:
     return "cp1252"
 
 
-def detect_delimiter(text: str, fallback: str) -> str:
-    """The delimiter of the first lines of ``text`` (comma, semicolon, tab or bar)."""
-    lines = [line for line in text.splitlines()[:50] if line.strip()]
-    if not lines:
-        return fallback
+def text_encoding(sample: bytes, declared: str | None, file_name: str) -> str:
+    """The encoding a text file is read in: the one declared (by the plan, ``--encoding`` or the curator in
+    step 1), else the one its byte-order mark declares, else UTF-8; ``GUESS`` guesses from the content.
+
+    Nothing undeclared is guessed for a release: a file that is not UTF-8 and says nothing is refused (the
+    curator's own check: nothing is released), naming the encoding it seems to be in and how to declare it."""
+    if declared == GUESS:
+        return detect_encoding(sample)
+    if declared:
+        return declared
+    if sample.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
     try:
-        return csv.Sniffer().sniff("\n".join(lines), delimiters=_CANDIDATE_DELIMITERS).delimiter
-    except csv.Error:
-        counts = {d: lines[0].count(d) for d in _CANDIDATE_DELIMITERS}
-        best = max(counts, key=counts.get)
-        return best if counts[best] > 0 else fallback
+        codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
+    except UnicodeDecodeError:
+        raise not_utf8(file_name, detect_encoding(sample)) from None
+    return "utf-8"
+
+
+def not_utf8(file_name: str, likely: str | None = None) -> DataFileError:
+    """The refusal of a file read as UTF-8 that is not, with how to declare its encoding."""
+    seems = f" (it looks like {likely})" if likely else ""
+    example = likely or "cp1252"
+    return DataFileError(
+        f"{file_name} is not UTF-8 text{seems}, and its encoding was not declared. Declare it: --encoding "
+        f"{example} on the command line, or \"encoding\": \"{example}\" in the plan's dataset (the app records the "
+        "encoding it shows in step 1). An encoding is never guessed for a release, because the guess depends on "
+        "every row: one person's text could change how everyone else's is read."
+    )
+
+
+def detect_delimiter(text: str, fallback: str) -> str:
+    """The delimiter that splits the header (the first line that is not empty) into the most names: comma,
+    semicolon, tab or bar, the file's usual one (``fallback``) first when several do as well.
+
+    Only the header is read: it names the columns (the schema), so no person's row can change how the
+    others are split."""
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    best, most = fallback, 1
+    for candidate in dict.fromkeys(fallback + _CANDIDATE_DELIMITERS):
+        names = len(next(csv.reader([header], delimiter=candidate), []))
+        if names > most:
+            best, most = candidate, names
+    return best
 
 
 class _WatchedFile(io.RawIOBase):
@@ -311,13 +355,14 @@ def _load_text(
         sample = handle.read(_SNIFF_BYTES)
     if not sample.strip():
         raise DataFileError(f"{path.name}: the file is empty. Check that it is the right file.")
-    encoding = encoding or detect_encoding(sample)
-    if b"\x00" in sample and not encoding.startswith("utf-16"):
+    utf16 = sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or (encoding or "").lower().startswith("utf-16")
+    if b"\x00" in sample and not utf16:
         raise DataFileError(
             f"{path.name}: this is not a text table (it contains binary data). "
             "If it is a spreadsheet or a statistics file, give it its proper suffix "
             "(.xlsx, .sav, .dta, ...) or export it as CSV."
         )
+    encoding = text_encoding(sample, encoding, path.name)
     try:
         text_sample = sample.decode(encoding, errors="ignore")
     except LookupError as exc:

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
-from workbench.core.data.io import TEXT_SUFFIXES, FileState, detect_delimiter, detect_encoding, first_line
+from workbench.core.data.io import TEXT_SUFFIXES, FileState, detect_delimiter, first_line, text_encoding
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import FileSource, Progress, SqlData
 from workbench.core.data.sql_reading import (
@@ -64,8 +64,8 @@ def _put(parts: "queue.Queue[object]", item: object, stop: threading.Event) -> N
 
 
 def file_source(path: str | Path, *, delimiter: str | None = None, encoding: str | None = None) -> FileSource:
-    """Describe a CSV/TSV or Parquet file for the out-of-core engine, detecting a text file's encoding and
-    delimiter from its first megabyte as ``load_table`` does."""
+    """Describe a CSV/TSV or Parquet file for the out-of-core engine, a text file's encoding and delimiter
+    decided as ``load_table`` decides them (declared, by its byte-order mark, or UTF-8; split by its header)."""
     path = Path(path)
     if not path.is_file():
         raise DataFileError(f"{path}: no such file. Check the path and try again.")
@@ -82,7 +82,7 @@ def file_source(path: str | Path, *, delimiter: str | None = None, encoding: str
         sample = handle.read(1 << 20)
     if not sample.strip():
         raise DataFileError(f"{path.name}: the file is empty. Check that it is the right file.")
-    encoding = encoding or detect_encoding(sample)
+    encoding = text_encoding(sample, encoding, path.name)
     try:
         text = sample.decode(encoding, errors="ignore")
     except LookupError:

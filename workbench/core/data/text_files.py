@@ -120,8 +120,9 @@ def _error(exc: pa.ArrowInvalid, open_file: Opener, text_format: TextFormat, fil
     if "UTF8" in words or "UTF-8" in words or "decode" in words.lower():
         where = _first_undecodable(open_file, text_format.encoding)
         return DataFileError(
-            f"{file_name}: the text is not valid {text_format.encoding}{where}. Give the right encoding (for "
-            "example latin-1 or cp1252) and open it again."
+            f"{file_name}: the text is not valid {text_format.encoding}{where}. Declare the right encoding (for "
+            "example cp1252 or latin-1: --encoding on the command line, \"encoding\" in the plan's dataset) and "
+            "open it again."
         )
     if "Expected" in words and "columns" in words:
         return DataFileError(

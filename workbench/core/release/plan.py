@@ -7,6 +7,7 @@ spend. It can be written at home and run at work: the round trip is lossless.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 from dataclasses import dataclass, replace
@@ -40,13 +41,16 @@ PLAN_VERSION = 2  # the newest version this program reads; a plan is written wit
 
 @dataclass(frozen=True)
 class DatasetDescription:
-    """Public metadata only: a name, a description, the expected file name, a size estimate."""
+    """Public metadata only: a name, a description, the expected file name, a size estimate, and how a text
+    file is written (its encoding: declared, because a guess from the rows would let one person change how
+    everyone else's text is read)."""
 
     name: str
     description: str = ""
     file_name: str | None = None
     size_estimate: int | None = None  # a public guess of the number of persons, for previews
     sampling_rate: float | None = None  # the file is a Poisson sample of a population at this rate (claimed)
+    encoding: str | None = None  # a text file's encoding; None: as its byte-order mark says, else UTF-8
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +59,7 @@ class DatasetDescription:
             **({"file_name": self.file_name} if self.file_name else {}),  # the user's own note; never exported
             "size_estimate": self.size_estimate,
             **({"sampling_rate": self.sampling_rate} if self.sampling_rate is not None else {}),
+            **({"encoding": self.encoding} if self.encoding else {}),
         }
 
     @classmethod
@@ -70,7 +75,22 @@ class DatasetDescription:
             file_name=data.get("file_name"),
             size_estimate=estimate,
             sampling_rate=_sampling_rate(data.get("sampling_rate")),
+            encoding=_encoding(data.get("encoding")),
         )
+
+
+def _encoding(value: Any) -> str | None:
+    """A text encoding Python knows (cp1252, latin-1, utf-8, …), or None."""
+    if value is None:
+        return None
+    try:
+        codecs.lookup(value if isinstance(value, str) else "")
+    except LookupError:
+        raise PlanError(
+            f"The dataset's encoding {value!r} is not a text encoding this program knows. Use a name such as "
+            "utf-8, cp1252 (Windows, Western Europe) or latin-1."
+        ) from None
+    return value
 
 
 def suggested_delta(size: int | None) -> float:

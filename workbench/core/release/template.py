@@ -7,6 +7,8 @@ are metadata written by the data producer, not values observed in the rows.
 
 from __future__ import annotations
 
+import codecs
+
 from dataclasses import replace
 from typing import Sequence
 
@@ -103,8 +105,16 @@ def plan_template(table: Table, total_epsilon: float = 1.0, name: str = NEUTRAL_
             statistics.append(Histogram(spec.name))
     share = total_epsilon / len(statistics)
     return ReleasePlan(
-        dataset=DatasetDescription(name=name),
+        dataset=DatasetDescription(name=name, encoding=declarable_encoding(table)),
         schema=Schema(columns=columns, unit=unit),
         statistics=tuple(PlannedStatistic(s, MechanismKind.LAPLACE, Budget(share)) for s in statistics),
         total=Budget(total_epsilon),
     )
+
+
+def declarable_encoding(table: Table) -> str | None:
+    """The encoding a plan should declare for ``table``'s file: the one it was read in, unless a release
+    would read it so without being told (UTF-8, or a byte-order mark)."""
+    if table.file_format != "text" or not table.encoding:
+        return None
+    return None if codecs.lookup(table.encoding).name in ("utf-8", "utf-8-sig", "utf-16") else table.encoding
