@@ -179,6 +179,17 @@ def test_every_engine_gives_opendp_the_same_prepared_rows(released):
     assert len(rows) == sum(memory.totals) and rows.columns == ["region", "employed", "age"]
 
 
+def test_a_cell_counted_zero_times_gives_opendp_no_row():
+    """Polars explodes an empty repetition into a row of nulls, which OpenDP would count as a record."""
+    from types import SimpleNamespace
+
+    from workbench.core.data.aggregates import Answer
+
+    axes = (SimpleNamespace(name="a", labels=("x", "y")), SimpleNamespace(name="b", labels=("u", "v", "w")))
+    rows = _rows_frame(Answer(np.array([0, 2, 4]), [3, 0, 1], 6), axes).collect()
+    assert rows.null_count().row(0) == (0, 0) and rows.rows() == [(0, 0)] * 3 + [(1, 1)]
+
+
 def test_the_files_carry_the_inputs_labels(released, tmp_path):
     result, *_ = released
     written = write_synthetic(result, tmp_path, ["sav", "dta", "parquet", "xlsx"],
