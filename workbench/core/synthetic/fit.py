@@ -14,8 +14,9 @@
    person's distance of k rows (2k under substitute). Its privacy map is OpenDP's; the map is checked
    against the budget before the data are touched. Relationships the user asked to keep are measured
    first (``Fixed``), then the algorithm chooses the rest (``Sequential``).
-3. **The rows** are drawn from the fitted Private-PGM model (post-processing). OpenDP adds a cell for a
-   missing value to every column; no prepared row has one, so the model is conditioned on every value
+3. **The rows** are drawn from the fitted Private-PGM model (post-processing), by randomised rounding along its
+   junction tree (``_draw``: Private-PGM 1.1.0's own draw has two faults, fixed after that release). OpenDP adds
+   a cell for a missing value to every column; no prepared row has one, so the model is conditioned on every value
    lying in its public cells before rows are drawn. A numeric cell is written as its interval, or as a value
    drawn uniformly inside it.
 4. **Quality**: for every one-way marginal and every marginal the algorithm measured, the total variation
@@ -218,8 +219,8 @@ def _drawn(table: SyntheticTable, axes: tuple[Axis, ...], contingency: Any, scal
     say(f"drawing {wanted:,} rows")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        codes = model.synthetic_data(wanted, "round").df
-    codes = {a.name: np.asarray(codes[a.name], dtype=np.int64) for a in axes}
+        codes = _draw(model, wanted, np.random.default_rng(secrets.randbits(128)))
+    codes = {a.name: codes[a.name] for a in axes}
     if any(int(c.max(initial=0)) >= len(a.labels) for a, c in zip(axes, codes.values())):
         raise FailedAfterNoise(f"{table.label}: the fitted model drew a value outside the public cells.")
     marginals = _quality(contingency.marginals, axes, codes, scale, cost)
@@ -234,17 +235,9 @@ def _first_line(exc: BaseException) -> str:
 
 def _conditioned(model, axes: tuple[Axis, ...]):
     """The model conditioned on every column lying in its public cells: OpenDP's extra cell for a missing value
-    (the last of each column) gets probability 0. Post-processing of the fitted model.
-
-    Its potentials are also spread over the junction tree's maximal cliques. Private-PGM 1.1.0 (the version OpenDP
-    0.16 pins) draws each column given the columns already drawn that share one of the model's *own* cliques with
-    it; when those cliques form a cycle (a relationship kept and MST's tree, say education-income-employed-age),
-    that leaves out a column it depends on, and the rows' marginals land far from the model's (age's off by 150
-    rows a cell in 13,000, thirty times the rounding; mbi pull request 145 fixed it upstream, after 1.1.0). On the
-    junction tree's cliques the same draw conditions on everything it should: each cell within a row or two of
-    the model."""
+    (the last of each column) gets probability 0. Post-processing of the fitted model."""
     import jax.numpy as jnp
-    from mbi import MarkovRandomField, junction_tree
+    from mbi import MarkovRandomField
 
     potentials = model.potentials
     arrays = dict(potentials.arrays)
@@ -255,9 +248,63 @@ def _conditioned(model, axes: tuple[Axis, ...]):
         where[clique.index(axis.name)] = len(axis.labels)  # the missing-value cell
         arrays[clique] = type(factor)(factor.domain, jnp.asarray(factor.values).at[tuple(where)].set(NULL_LOG_POTENTIAL))
     conditioned = type(potentials)(potentials.domain, list(potentials.cliques), arrays)
-    tree, _order = junction_tree.make_junction_tree(conditioned.domain, [set(c) for c in conditioned.cliques])
-    return MarkovRandomField(potentials=conditioned.expand(list(tree.nodes)), marginals=model.marginals,
-                             total=model.total)
+    return MarkovRandomField(potentials=conditioned, marginals=model.marginals, total=model.total)
+
+
+def _draw(model, rows: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """``rows`` rows drawn from the fitted model, each column's cell numbers (post-processing of the DP output).
+
+    Column by column along the model's junction tree (Private-PGM's own: its elimination order, its maximal cliques,
+    its marginals by message passing): a column is drawn given the columns already drawn that share a maximal
+    clique with it, which separate it from all the others. Within each group of rows alike in those columns, the
+    group's rows are split among the column's cells in proportion to the model's conditional shares, each count
+    rounded down or up at random so that the counts add up to the group (randomised rounding: each off by less
+    than one row from its expectation given the group), and the cells are dealt to the group's rows in random
+    order.
+
+    Written here rather than calling ``MarkovRandomField.synthetic_data(rows, "round")`` because Private-PGM 1.1.0
+    (the version OpenDP 0.16 pins) draws wrongly in two ways, both fixed upstream after that release (mbi pull
+    request 145): it conditions a column on the model's own cliques, not the junction tree's, so where those
+    cliques make a cycle (a relationship kept beside MST's tree) a column it depends on is left out (a survey's age
+    marginal landed 150 rows a cell from the model's in 13,000 rows, thirty times the rounding); and it deals a
+    group's cells to its rows in the rows' order, so two columns drawn given the same columns are made to rise
+    together (marital status and tenure correlated 0.70 within age groups, region and sex 0.59, where the model
+    has them independent)."""
+    from mbi import junction_tree, marginal_oracles
+
+    tree, elimination = junction_tree.make_junction_tree(model.domain, [set(c) for c in model.cliques])
+    cliques = [set(c) for c in tree.nodes]
+    marginals = marginal_oracles.message_passing_stable(model.potentials.expand(list(tree.nodes)))
+    drawn: dict[str, np.ndarray] = {}
+    for column in reversed(elimination):
+        given = tuple(n for n in model.domain.attributes if n in drawn and any({n, column} <= c for c in cliques))
+        joint = np.asarray(marginals.project(given + (column,)).datavector(flatten=False), dtype=float)
+        shares = joint.reshape(-1, joint.shape[-1])  # a row per combination of the given columns
+        group = (np.ravel_multi_index(tuple(drawn[n] for n in given), joint.shape[:-1]) if given
+                 else np.zeros(rows, dtype=np.int64))
+        order = np.argsort(group, kind="stable")
+        present, starts, sizes = np.unique(group[order], return_index=True, return_counts=True)
+        values = np.empty(rows, dtype=np.int64)
+        for g, start, size in zip(present, starts, sizes):
+            counts = _rounded(shares[g], int(size), rng)
+            values[order[start:start + size]] = rng.permutation(np.repeat(np.arange(len(counts)), counts))
+        drawn[column] = values
+    return drawn
+
+
+def _rounded(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` split in proportion to ``weights``, each share rounded down or up at random (up with probability its
+    fraction), so that the shares add up to ``n``."""
+    weights = np.clip(weights, 0.0, None)
+    if not weights.sum() > 0:
+        raise ValueError("the model gives no probability to a combination it drew")
+    share = weights / weights.sum() * n
+    counts = np.floor(share).astype(np.int64)
+    extra = n - int(counts.sum())
+    if extra > 0:
+        fraction = share - counts
+        counts[rng.choice(len(share), size=extra, replace=False, p=fraction / fraction.sum())] += 1
+    return counts
 
 
 def _quality(measured, axes: tuple[Axis, ...], codes: dict[str, np.ndarray], scale: float,
