@@ -47,6 +47,7 @@ from workbench.core.release.category_discovery import (
     discovery_terms,
     with_categories,
 )
+from workbench.core.release.template import declarable_encoding
 from workbench.core.report import released_error, reliable_from_words
 
 
@@ -126,6 +127,10 @@ def _inspect(args: argparse.Namespace) -> int:
     rows_read = len(table.frame)  # as step 1 of the app says it: the curator's own view, never exported
     say(f"{table.source.name} ({details}): {rows_read:,} rows{' read' if table.sample_rows else ''}, "
         f"{len(proposals)} columns. {how}")
+    guessed = declarable_encoding(table)
+    if guessed and not args.encoding:
+        say(f"The encoding {guessed} was guessed from the file's content (it is not UTF-8). A release never guesses: "
+            f"it reads the encoding the plan declares (plan-template writes this one) or --encoding {guessed}.")
     print()
     labelled = any(p.label for p in proposals)  # the file's description of each column, as steps 1 and 3 show it
     rows = [("column", *(("label",) if labelled else ()), "stored as", "missing", "proposed kind", "why")]

@@ -132,5 +132,6 @@ def _encoding_words(table) -> str:
     if encoding is None:
         return ""
     return (f" The text is read as <b>{encoding}</b> (not UTF-8; guessed from the file's content unless the plan "
-            "declared it): check that accented letters look right above. The plan records this encoding, and the "
-            "release reads the file in it: a release never guesses.")
+            "declared it): check that accented letters look right above, and if not choose the right one with File > "
+            "Text encoding…. The plan records this encoding, and the release reads the file in it: a release never "
+            "guesses.")

@@ -38,6 +38,7 @@ class PlanDocument(QObject):
         self.table: Table | None = None
         self.path: Path | None = None  # where the plan was saved or opened
         self.dirty = False
+        self.declared_encoding: str | None = None  # a text file's encoding as an opened plan declares it (not guessed)
         self.confidence = 0.95
         self._budgeted: tuple[ReleasePlan, ReleasePlan] | None = None  # the last plan and its budgeted form
         self.history = QUndoStack(self)  # the edits of steps 2 to 5, for Edit > Undo and Redo
@@ -53,7 +54,8 @@ class PlanDocument(QObject):
         self.changed.emit()
 
     def set_table(self, table: Table, proposals: Sequence[ColumnProposal] | None = None) -> None:
-        """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh."""
+        """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh; record a text
+        file's encoding unless the plan declared one (the window then reads the file in that)."""
         self.table = table
         known = {spec.name: spec for spec in self.plan.schema.columns}
         proposed = describe_columns(proposals if proposals is not None else propose_kinds(table))
@@ -61,7 +63,8 @@ class PlanDocument(QObject):
         absent = tuple(spec for spec in self.plan.schema.columns if spec.name not in table.columns)
         columns = described + absent  # a plan for other data keeps its columns; the release step says so
         dataset = self.plan.dataset
-        if table.file_format == "text":  # the encoding the curator saw in step 1 is the one the release reads
+        if table.file_format == "text" and self.declared_encoding is None:
+            # the encoding guessed in step 1, which the curator saw, is the one the plan declares and the release reads
             dataset = replace(dataset, encoding=declarable_encoding(table))
         self.plan = replace(self.plan, dataset=dataset,  # the name is the user's
                             schema=replace(self.plan.schema, columns=columns))
@@ -69,8 +72,17 @@ class PlanDocument(QObject):
         self.dirty = True
         self.changed.emit()
 
+    def declare_encoding(self, encoding: str) -> None:
+        """The curator says which encoding the text file is in: the plan declares it, and the window reads the
+        file again in it."""
+        self.declared_encoding = encoding
+        self.plan = replace(self.plan, dataset=replace(self.plan.dataset, encoding=encoding))
+        self.dirty = True
+        self.changed.emit()
+
     def open_plan(self, path: Path) -> None:
         self.plan = ReleasePlan.load(path)
+        self.declared_encoding = self.plan.dataset.encoding
         self.history.clear()
         self.path, self.dirty = path, False
         self.changed.emit()
@@ -146,3 +158,12 @@ def edit_words(before: ReleasePlan, after: ReleasePlan) -> str:
     if before.dataset != after.dataset:
         return "the dataset's description"
     return "the plan"
+
+
+def reads_differently(table: Table, encoding: str | None) -> bool:
+    """Whether ``table`` (a text file) was read in another encoding than ``encoding`` declares."""
+    import codecs
+
+    if table.file_format != "text" or not encoding or not table.encoding:
+        return False
+    return codecs.lookup(table.encoding).name != codecs.lookup(encoding).name

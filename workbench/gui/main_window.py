@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.addSeparator()
         file_menu.addAction(QAction("Open &plan…", self, shortcut=QKeySequence("Ctrl+Shift+O"), triggered=self.choose_plan))
+        file_menu.addAction(QAction("Text &encoding…", self, triggered=self.choose_encoding))
         file_menu.addAction(QAction("&Save plan", self, shortcut=QKeySequence.StandardKey.Save, triggered=self.save_plan))
         file_menu.addAction(QAction("Save plan &as…", self, shortcut=QKeySequence.StandardKey.SaveAs, triggered=self.save_plan_as))
         file_menu.addSeparator()
@@ -195,7 +196,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Loading {path}…")
         from workbench.core.data.io import GUESS
 
-        encoding = self.document.plan.dataset.encoding or GUESS  # the plan's, else guessed for the curator to see
+        encoding = self.document.declared_encoding or GUESS  # an opened plan's, else guessed for the curator to see
         if out_of_core_is_needed(path):  # too large for memory: its first rows, and the release reads the file
             task = Task(lambda: LoadedTable.of(load_sample(path, encoding=encoding)))
         else:
@@ -205,6 +206,35 @@ class MainWindow(QMainWindow):
         task.failed.connect(lambda exc: self._load_failed(task, path, exc))
         self.loading = task
         task.start()
+
+    ENCODINGS = ("utf-8", "cp1252", "latin-1", "iso-8859-15", "cp1250", "iso-8859-2", "cp1251", "mac-roman", "utf-16",
+                 "shift_jis", "gb18030")
+
+    def choose_encoding(self) -> None:
+        """Declare the text file's encoding (when step 1's guess reads accented letters wrongly): the plan records
+        it, the file is read again in it, and the release reads it so."""
+        import codecs
+
+        table = self.shown.table if self.shown is not None else None
+        if table is None or table.file_format != "text":
+            QMessageBox.information(self, "Text encoding", "Open a CSV or TSV file first: only a text file has an "
+                                    "encoding to declare.")
+            return
+        current = self.document.declared_encoding or table.encoding or "utf-8"
+        choices = list(dict.fromkeys((current, *self.ENCODINGS)))
+        chosen, ok = QInputDialog.getItem(
+            self, "Text encoding", f"Which encoding is {table.source.name} written in? (Now read as {table.encoding}.) "
+            "The plan records it, and the release reads the file in it.", choices, 0, True)
+        if not ok or not chosen.strip():
+            return
+        try:
+            codecs.lookup(chosen.strip())
+        except LookupError:
+            QMessageBox.warning(self, "Text encoding", f"'{chosen}' is not an encoding this program knows. Choose one "
+                                "from the list (cp1252 is Windows' Western European one).")
+            return
+        self.document.declare_encoding(chosen.strip())
+        self.open_path(table.source)
 
     def cancel_loading(self) -> None:
         if self.loading is not None:
@@ -364,10 +394,17 @@ class MainWindow(QMainWindow):
         except (WorkbenchError, OSError) as exc:
             QMessageBox.warning(self, "The plan cannot be opened", f"{exc}\n\nYour current plan is unchanged.")
             return False
-        if self.shown is not None:
+        from workbench.gui.document import reads_differently
+
+        message = f"Opened the plan {path}"
+        if self.shown is not None and reads_differently(self.shown.table, self.document.declared_encoding):
+            # the plan declares another encoding than the file was read in: read it again as the release will
+            self.open_path(self.shown.table.source)
+            message += f"; reading {self.shown.table.source.name} again in {self.document.declared_encoding}, as it declares"
+        elif self.shown is not None:
             self.document.set_table(self.shown.table, self.shown.proposals)  # describe columns the plan does not mention
             self.document.dirty = False
-        self.statusBar().showMessage(f"Opened the plan {path}")
+        self.statusBar().showMessage(message)
         self._remember(path)
         problems = self.document.plan_problems()
         if problems:

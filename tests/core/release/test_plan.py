@@ -216,3 +216,14 @@ def test_a_weighted_count_is_not_the_total_a_histogram_is_made_consistent_with(s
                                    "epsilon": 0.1})))
     assert plan.statistics[0].statistic.weighted_by == "weekly_hours"
     assert plan.total_count() == 1  # the plan's own count of rows, after the weighted one
+
+
+def test_a_plan_declares_a_text_files_encoding_and_refuses_one_that_is_not_text():
+    from workbench.core.release.plan import DatasetDescription
+
+    declared = DatasetDescription.from_json({"name": "towns", "encoding": "cp1252"})
+    assert declared.encoding == "cp1252" and DatasetDescription.from_json(declared.to_json()) == declared
+    assert "encoding" not in DatasetDescription(name="towns").to_json()  # absent: UTF-8 or a byte-order mark's
+    for wrong in ("base64", "no-such-code", 1252):
+        with pytest.raises(PlanError, match="not a text encoding"):
+            DatasetDescription.from_json({"name": "towns", "encoding": wrong})
