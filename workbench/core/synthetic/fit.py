@@ -285,8 +285,9 @@ def _draw(model, rows: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         order = np.argsort(group, kind="stable")
         present, starts, sizes = np.unique(group[order], return_index=True, return_counts=True)
         values = np.empty(rows, dtype=np.int64)
+        alone = shares.sum(axis=0)  # the column's own shares: for a group whose shares underflowed to zero
         for g, start, size in zip(present, starts, sizes):
-            counts = _rounded(shares[g], int(size), rng)
+            counts = _rounded(shares[g] if shares[g].sum() > 0 else alone, int(size), rng)
             values[order[start:start + size]] = rng.permutation(np.repeat(np.arange(len(counts)), counts))
         drawn[column] = values
     return drawn
