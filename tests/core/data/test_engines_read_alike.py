@@ -126,21 +126,47 @@ def test_windows_1252_and_latin_1_text_is_read_by_every_engine(tmp_path, engine,
 def test_one_persons_windows_1252_row_never_changes_how_the_others_are_read(tmp_path, engine, session):
     """The audit's neighbours: 399 rows of café, thé, eau in UTF-8, and the same with one row 'José' in
     Windows-1252. A guess from the content once read the second as HP Roman-8 (café 0, (other) 268). Now no
-    engine guesses: in memory and out of core the file is refused (nothing is released) unless its encoding is
-    declared; Spark reads every value as UTF-8 by itself (the odd byte becomes U+FFFD in that value alone)."""
+    engine guesses: every engine refuses the file (nothing is released) unless its encoding is declared, also
+    when the odd byte comes after the first megabyte, which decides the encoding (Spark read it as U+FFFD, in that
+    value alone, and released)."""
     drinks = ("café", "thé", "eau")
     rows = "".join(f"{i},{drinks[i % 3]}\n" for i in range(399))
-    base, added = tmp_path / "base.csv", tmp_path / "added.csv"
+    base, added, late = tmp_path / "base.csv", tmp_path / "added.csv", tmp_path / "late.csv"
     base.write_bytes(("n,drink\n" + rows).encode("utf-8"))
     added.write_bytes(base.read_bytes() + "399,José\n".encode("cp1252"))
+    long_rows = "".join(f"{i % 1000},{drinks[i % 3]}\n" for i in range(200_000))
+    late.write_bytes(("n,drink\n" + long_rows).encode("utf-8") + "399,José\n".encode("cp1252"))
+    assert late.read_bytes().index("José".encode("cp1252")) > 1 << 20
     schema = Schema((NumericColumn("n", 0, 1000), CategoricalColumn("drink", drinks, outside=OutsideCategories.OTHER)))
     before = prepared(engine, base, schema, session)
     assert [row[1] for row in before] == [float(i % 3) for i in range(399)]
-    if engine == "spark":
-        assert prepared(engine, added, schema, session)[:399] == before
-    else:
-        with pytest.raises(DataFileError, match="not UTF-8 text"):
-            prepared(engine, added, schema, session)
+    with pytest.raises(DataFileError, match="not UTF-8 text"):
+        prepared(engine, added, schema, session)
+    with pytest.raises(DataFileError, match="not UTF-8 text|not valid utf-8"):
+        prepared(engine, late, schema, session)
+    assert len(prepared(engine, late, schema, session, encoding="cp1252")) == 200_001  # declared: read
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_delimiter_is_the_one_that_splits_the_header_on_every_engine(tmp_path, engine, session):
+    """A semicolon-separated .csv (as Excel writes one where the decimal mark is a comma) is split by semicolons on
+    every engine, as its header says (Spark split it by the suffix's comma: one column, 'n;drink')."""
+    path = tmp_path / "semicolons.csv"
+    path.write_text("n;drink\n1;tea\n2;coffee,black\n3;tea\n", encoding="utf-8")
+    schema = Schema((NumericColumn("n", 0, 10), CategoricalColumn("drink", ("tea", "coffee,black"))))
+    assert prepared(engine, path, schema, session) == [(1.0, 0.0), (2.0, 1.0), (3.0, 0.0)]
+    with pytest.raises(WorkbenchError):  # a delimiter given is the one used: one column, and a ragged row
+        prepared(engine, path, schema, session, delimiter=",")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_utf_16_file_with_its_byte_order_mark_is_read_as_utf_16_on_every_engine(tmp_path, engine, session):
+    """An undeclared file's byte-order mark declares its encoding on every engine (Spark read a UTF-16 file as
+    UTF-8 and could not find its columns), and its header decides the delimiter there too."""
+    path = tmp_path / "export.csv"
+    path.write_bytes("town\tn\nKöln\t1\nZürich\t2\nÅre\t3\n".encode("utf-16"))
+    schema = Schema((CategoricalColumn("town", ("Köln", "Zürich", "Åre")), NumericColumn("n", 0, 5)))
+    assert prepared(engine, path, schema, session) == [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -189,9 +215,13 @@ def test_text_in_a_numeric_column_is_refused_alike(tmp_path, engine, session):
 def pandas_indexed(folder: Path) -> dict[str, Path]:
     """Parquet files pandas wrote with their index (``df.to_parquet(path)``): a named index (``pid``, stored as a
     column of that name after the others), an unnamed index of row labels (stored as ``__index_level_0__``), two
-    levels of which one is named, and a RangeIndex (stored in the metadata alone)."""
+    levels of which one is named, a RangeIndex (stored in the metadata alone), and a named RangeIndex (``pid``
+    10, 13, 16, 19: in the metadata alone too, as pandas 3 makes of ``set_index('pid')`` on evenly spaced ids; in
+    two row groups)."""
     frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "c": ["u", "v", "u", "w"]})
-    paths = {kind: folder / f"{kind}.parquet" for kind in ("named", "unnamed", "levels", "range")}
+    paths = {kind: folder / f"{kind}.parquet" for kind in ("named", "unnamed", "levels", "range", "numbered")}
+    frame.set_index(pd.RangeIndex(10, 22, 3, name="pid")).to_parquet(paths["numbered"], row_group_size=3)
+    assert "pid" not in pq.read_schema(paths["numbered"]).names
     frame.set_index(pd.Index(["a", "b", "c", "a"], name="pid")).to_parquet(paths["named"])
     frame.set_index(pd.Index([30, 10, 20, 40])).to_parquet(paths["unnamed"])
     frame.set_index(pd.MultiIndex.from_arrays([["a", "b", "c", "a"], [3, 1, 2, 4]], names=["pid", None])).to_parquet(
@@ -203,13 +233,19 @@ def pandas_indexed(folder: Path) -> dict[str, Path]:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_parquet_files_pandas_index_is_read_alike_by_every_engine(tmp_path, engine, session):
     """A named index is an ordinary column on every engine (in memory pandas made it the index, out of the table:
-    'pid is not in the file', while out of core it was released); pandas' row labels (an unnamed index) and a
-    RangeIndex are no column on any engine (out of core the labels were a column)."""
+    'pid is not in the file', while out of core it was released), a named RangeIndex too, row i of the file
+    holding start + step × i (it was no column anywhere, so the same table with pid stored read otherwise);
+    pandas' row labels (an unnamed index) and an unnamed RangeIndex are no column on any engine (out of core the
+    labels were a column)."""
     paths = pandas_indexed(tmp_path)
     by_person = Schema((NumericColumn("x", 0, 10), IdentifierColumn("pid"), CategoricalColumn("c", ("u", "v", "w"))),
                        unit=PrivacyUnit("pid", 1))
     for kind in ("named", "levels"):
         assert sorted(prepared(engine, paths[kind], by_person, session)) == [(1.0, 0.0), (2.0, 1.0), (3.0, 0.0)], kind
+    assert sorted(prepared(engine, paths["numbered"], by_person, session)) == [(1.0, 0.0), (2.0, 1.0), (3.0, 0.0),
+                                                                               (4.0, 2.0)]
+    ids = Schema((NumericColumn("x", 0, 10), NumericColumn("pid", 0, 100)))
+    assert prepared(engine, paths["numbered"], ids, session) == [(1.0, 10.0), (2.0, 13.0), (3.0, 16.0), (4.0, 19.0)]
     everyone = Schema((NumericColumn("x", 0, 10), CategoricalColumn("c", ("u", "v", "w"))))
     for kind in paths:
         assert prepared(engine, paths[kind], everyone, session) == [(1.0, 0.0), (2.0, 1.0), (3.0, 0.0), (4.0, 2.0)]
@@ -226,10 +262,23 @@ def test_a_parquet_files_named_index_is_a_column_of_the_sample_and_the_blocks_to
 
     paths = pandas_indexed(tmp_path)
     for kind, columns in (("named", ["x", "c", "pid"]), ("unnamed", ["x", "c"]), ("levels", ["x", "c", "pid"]),
-                          ("range", ["x", "c"])):
+                          ("range", ["x", "c"]), ("numbered", ["x", "c", "pid"])):
         whole, sample = load_table(paths[kind]), load_sample(paths[kind], rows=3)
         assert list(whole.frame.columns) == list(sample.frame.columns) == columns, kind
         assert len(sample.frame) == 3
         blocks = pd.concat(list(blocks_of(sample, columns)))
         assert blocks.reset_index(drop=True).equals(whole.frame.reset_index(drop=True)), kind
     assert load_table(paths["named"]).frame["pid"].tolist() == ["a", "b", "c", "a"]
+    assert load_table(paths["numbered"]).frame["pid"].tolist() == [10, 13, 16, 19]
+
+
+def test_a_named_range_index_counts_on_from_block_to_block(tmp_path):
+    """Each block of a file read in blocks holds the named RangeIndex of its own rows (their places in the file)."""
+    from workbench.core.data.io import blocks_of, load_sample
+
+    path, rows = tmp_path / "long.parquet", 300_000
+    pd.DataFrame({"x": range(rows)}, index=pd.RangeIndex(7, 7 + 3 * rows, 3, name="pid")).to_parquet(path)
+    blocks = list(blocks_of(load_sample(path, rows=10), ["pid", "x"]))
+    assert len(blocks) > 1 and all(list(block.columns) == ["pid", "x"] for block in blocks)
+    whole = pd.concat(blocks)
+    assert whole["pid"].tolist() == [7 + 3 * x for x in whole["x"]] and whole["x"].tolist() == list(range(rows))

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pyreadstat
 import pytest
 from realistic_tables import REGIONS, labour_force
@@ -23,8 +24,10 @@ def survey() -> pd.DataFrame:
 
 
 def copies(frame: pd.DataFrame, folder) -> dict[str, object]:
-    """The table as CSV, Excel, Parquet, SPSS and Stata, as a CSV with rows and columns shuffled, and as Parquet
-    with rows shuffled, saved with their index, unnamed (``labelled``) or a column (``indexed``: ``person``)."""
+    """The table as CSV, Excel, Parquet, SPSS and Stata, as a CSV with rows and columns shuffled, as Parquet
+    with rows shuffled, saved with their index, unnamed (``labelled``) or a column (``indexed``: ``person``), and
+    as Parquet with ``person`` (1 to 800, in order) its index, which pandas keeps as a RangeIndex in the file's
+    metadata alone (``numbered``)."""
     paths = {kind: folder / f"survey.{kind}" for kind in ("csv", "xlsx", "parquet", "sav", "dta")}
     frame.to_csv(paths["csv"], index=False)
     frame.to_excel(paths["xlsx"], index=False)
@@ -40,6 +43,11 @@ def copies(frame: pd.DataFrame, folder) -> dict[str, object]:
     frame.sample(frac=1.0, random_state=6).to_parquet(paths["labelled"])
     paths["indexed"] = folder / "indexed.parquet"
     frame.sample(frac=1.0, random_state=7).set_index("person").to_parquet(paths["indexed"])
+    # pandas 3 makes ids 1, 2, ... n a RangeIndex: stored as no column, an ordinary one on every engine (issue 34)
+    paths["numbered"] = folder / "numbered.parquet"
+    frame.sort_values("person").set_index(pd.RangeIndex(1, len(frame) + 1, name="person")).drop(
+        columns="person").to_parquet(paths["numbered"])
+    assert "person" not in pq.read_schema(paths["numbered"]).names
     return paths
 
 
@@ -123,20 +131,22 @@ def test_every_engine_computes_the_in_memory_digest(tmp_path, spark):
     paths = copies(frame, tmp_path)
     expected = content_digest(frame)
     schema = Schema((CategoricalColumn("region", REGIONS),))
-    for kind in ("labelled", "indexed"):  # in memory as out of core: pandas' row labels no column, an index named one
-        assert content_digest(load_table(paths[kind]).frame) == expected, kind
-    for kind in ("csv", "parquet", "shuffled", "labelled", "indexed"):
+    for kind in ("labelled", "indexed", "numbered"):  # in memory as out of core: pandas' row labels no column, an
+        assert content_digest(load_table(paths[kind]).frame) == expected, kind  # index named (stored or range) one
+    for kind in ("csv", "parquet", "shuffled", "labelled", "indexed", "numbered"):
         with OutOfCoreData(file_source(paths[kind]), schema) as data:
             assert data.content_digest() == expected, kind
-    for kind in ("csv", "parquet", "labelled", "indexed"):
+    for kind in ("csv", "parquet", "labelled", "indexed", "numbered"):
         with SparkData(spark_source(paths[kind]), schema, spark=spark) as data:
             assert data.content_digest() == expected, kind
 
 
-@pytest.mark.parametrize("copy", ["shuffled", "labelled", "indexed"])
+@pytest.mark.parametrize("copy", ["shuffled", "labelled", "indexed", "numbered"])
 def test_the_same_data_out_of_core_cannot_start_a_fresh_budget(tmp_path, capsys, private_ledger, copy):
     """The shuffled CSV, and the shuffled Parquet copies pandas saved with their index (issue 34: with the row labels
-    read as a column, out of core, that copy started a fresh budget), are refused out of core."""
+    read as a column, out of core, that copy started a fresh budget), are refused out of core, and so is the copy
+    in order whose ids pandas keeps as a named RangeIndex (no column in the file: it was no column on any engine,
+    so that copy and the shuffled one, its ids a column, started fresh budgets of each other)."""
     frame = survey()
     paths = copies(frame, tmp_path)
     plan = tmp_path / "plan.json"

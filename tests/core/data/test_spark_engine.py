@@ -58,7 +58,10 @@ def test_cluster_locations_survive_a_command_line_path():
     assert spark_location("s3a://bucket/key.parquet") == "s3a://bucket/key.parquet"
     assert spark_location("relative.csv").endswith("/relative.csv")
     source = spark_source("hdfs://namenode/surveys/2026.tsv")
-    assert source.delimiter == "\t" and source.file_format == "text"
+    # nothing is read here (the file may live on the cluster): the delimiter and encoding not given are decided
+    # from the file's first line when Spark opens it, as the other engines decide them
+    assert source.delimiter is None and source.encoding is None and source.file_format == "text"
+    assert spark_source("hdfs://namenode/surveys/2026.tsv", delimiter=";").delimiter == ";"
 
 
 def test_release_with_engine_spark_from_the_command_line(sample_path, sample_plan_path, tmp_path, capsys):

@@ -308,6 +308,22 @@ def not_utf8(file_name: str, likely: str | None = None) -> DataFileError:
     )
 
 
+def release_text_format(sample: bytes, file_name: str, usual: str, delimiter: str | None = None,
+                        encoding: str | None = None) -> tuple[str, str]:
+    """A text file's encoding and delimiter for a release, decided from its first bytes (``sample``, a megabyte) as
+    every engine decides them: the encoding declared, else its byte-order mark's, else UTF-8 (``text_encoding``:
+    refused when it is not), the delimiter given, else the one that splits the header (``usual``, the suffix's,
+    first)."""
+    if not sample.strip():
+        raise DataFileError(f"{file_name}: the file is empty. Check that it is the right file.")
+    encoding = text_encoding(sample, encoding, file_name)
+    try:
+        text = sample.decode(encoding, errors="ignore")
+    except LookupError:
+        raise DataFileError(f"{file_name}: unknown text encoding '{encoding}'. Use e.g. utf-8 or latin-1.") from None
+    return encoding, delimiter or detect_delimiter(text, usual)
+
+
 def detect_delimiter(text: str, fallback: str) -> str:
     """The delimiter that splits the header (the first line that is not empty) into the most names: comma,
     semicolon, tab or bar, the file's usual one (``fallback``) first when several do as well.
@@ -459,16 +475,19 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     return parquet_columns_as_stored(pq.read_table(path)).to_pandas()
 
 
-def parquet_columns_as_stored(data: Any) -> Any:
+def parquet_columns_as_stored(data: Any, first_row: int = 0) -> Any:
     """A pyarrow table or record batch whose pandas metadata turns no named index back into the index.
 
     pandas writes a frame's index into the file as columns and lists them in its metadata, from which
     ``pandas.read_parquet`` makes them the index again, out of the table; DuckDB and Spark read every stored
     column. So that every engine sees the same columns, and the content fingerprint is the same on each, the file's
     metadata alone decides, alike everywhere: an index stored under its own name (``pid``, from ``set_index``) is
-    an ordinary column, named and ordered as stored; pandas' row labels, an index stored with no name of its own
-    (``pandas_row_labels``), are no column on any engine, as a RangeIndex kept in the metadata alone is none. The
-    rest of the metadata (nullable integers, categories, time zones) still applies."""
+    an ordinary column, named and ordered as stored (after the others); a RangeIndex with a name, which pandas keeps
+    in the metadata alone (``pandas_range_index``), is an ordinary column too, after the others where pandas would
+    have stored it, its values start + step × the row's place in the file (``data`` starts at row ``first_row``);
+    pandas' row labels, an index stored with no name of its own (``pandas_row_labels``), are no column on any
+    engine, as a RangeIndex with no name is none. The rest of the metadata (nullable integers, categories, time
+    zones) still applies."""
     import json
 
     metadata = data.schema.metadata or {}
@@ -478,14 +497,48 @@ def parquet_columns_as_stored(data: Any) -> Any:
     except (KeyError, ValueError, TypeError, AttributeError):
         return data
     labels = set(pandas_row_labels(metadata))
-    named = {name for name in index_columns if isinstance(name, str) and name not in labels}
-    if not named:
+    named = {name for name in index_columns if isinstance(name, str) and name not in labels}  # (a range is a dict)
+    numbered = pandas_range_index(metadata)
+    if not named and numbered is None:
         return data
-    pandas_metadata["index_columns"] = [name for name in index_columns if name not in named]
+    pandas_metadata["index_columns"] = [
+        entry for entry in index_columns if not (isinstance(entry, str) and entry in named)
+        and not (numbered is not None and isinstance(entry, dict) and entry.get("kind") == "range"
+                 and entry.get("name") is not None)]
     for column in pandas_metadata.get("columns") or []:
         if isinstance(column, dict) and column.get("field_name") in named:
             column["name"] = column["field_name"]  # the column's name in the file
+    if numbered is not None:
+        import numpy as np
+        import pyarrow as pa
+
+        name, start, step = numbered
+        places = np.arange(first_row, first_row + data.num_rows, dtype=np.int64)
+        data = data.append_column(name, pa.array(start + step * places, pa.int64()))
+        pandas_metadata.setdefault("columns", []).append(
+            {"name": name, "field_name": name, "pandas_type": "int64", "numpy_type": "int64", "metadata": None})
     return data.replace_schema_metadata({**metadata, b"pandas": json.dumps(pandas_metadata).encode()})
+
+
+def pandas_range_index(metadata: Mapping[bytes, bytes] | None) -> tuple[str, int, int] | None:
+    """The name, start and step of a Parquet file's RangeIndex with a name (its schema's ``metadata``), which pandas
+    keeps in its metadata alone, no column stored (``{'kind': 'range', 'name': 'pid', 'start': 1, ...}``; pandas 3
+    makes one of ``set_index('pid')`` on consecutive ids). Every engine reads it as an ordinary column, row i of the
+    file (from 0) holding start + step × i, as a copy of the table with ``pid`` stored as a column reads: the same
+    columns and content fingerprint (``parquet_columns_as_stored``). None when there is none, or no name."""
+    import json
+
+    try:
+        index_columns = json.loads((metadata or {})[b"pandas"]).get("index_columns") or []
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return None
+    for entry in index_columns:
+        if isinstance(entry, dict) and entry.get("kind") == "range" and entry.get("name") is not None:
+            try:
+                return str(entry["name"]), int(entry.get("start", 0)), int(entry.get("step", 1))
+            except (TypeError, ValueError):
+                return None
+    return None
 
 
 _ROW_LABELS = re.compile(r"__index_level_\d+__")
@@ -593,12 +646,16 @@ def blocks_of(table: Table, columns: list[str], progress: Progress | None = None
         import pyarrow.parquet as pq
 
         parquet = pq.ParquetFile(path)
+        metadata = parquet.schema_arrow.metadata
+        numbered = pandas_range_index(metadata)  # a column of the frame, none of the file's
+        stored = [c for c in columns if numbered is None or c != numbered[0]]
         total, done = max(parquet.metadata.num_rows, 1), 0
-        for batch in parquet.iter_batches(batch_size=1 << 18, columns=columns):
-            done += batch.num_rows
+        for batch in parquet.iter_batches(batch_size=1 << 18, columns=stored):
+            first, done = done, done + batch.num_rows
             if progress is not None:
                 progress(done / total)
-            yield parquet_columns_as_stored(batch).to_pandas()
+            frame = parquet_columns_as_stored(batch.replace_schema_metadata(metadata), first).to_pandas()
+            yield frame[columns]
         return
     from workbench.core.data.text_files import stream
 

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
-from workbench.core.data.io import TEXT_SUFFIXES, FileState, detect_delimiter, first_line, text_encoding
+from workbench.core.data.io import TEXT_SUFFIXES, FileState, first_line, release_text_format
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import FileSource, Progress, SqlData
 from workbench.core.data.sql_reading import (
@@ -50,6 +50,7 @@ OUT_OF_CORE_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
 KEEP_IN_LISTS = "in_clause"
 FOLDER_PREFIX = "dp-workbench-engine-"
 _TEXT_ROWS = "dp_text_rows"  # what a query of a text file's rows names them
+_RANGE_INDEX = "dp_range_index"  # the column of a Parquet file's named pandas RangeIndex
 _PART_BYTES = 16 << 20  # a text file is stored in parts of about this much text (two or three in memory at a time)
 
 
@@ -80,14 +81,7 @@ def file_source(path: str | Path, *, delimiter: str | None = None, encoding: str
         return FileSource(path, "parquet", state=state)
     with path.open("rb") as handle:
         sample = handle.read(1 << 20)
-    if not sample.strip():
-        raise DataFileError(f"{path.name}: the file is empty. Check that it is the right file.")
-    encoding = text_encoding(sample, encoding, path.name)
-    try:
-        text = sample.decode(encoding, errors="ignore")
-    except LookupError:
-        raise DataFileError(f"{path.name}: unknown text encoding '{encoding}'. Use e.g. utf-8 or latin-1.") from None
-    found = delimiter or detect_delimiter(text, TEXT_SUFFIXES[suffix] or ",")
+    encoding, found = release_text_format(sample, path.name, TEXT_SUFFIXES[suffix] or ",", delimiter, encoding)
     return FileSource(path, "text", encoding, found, state)
 
 
@@ -298,6 +292,7 @@ class OutOfCoreData(SqlData):
         self._counted: _CountedFile | None = None
         self._stream_failures: list[DataFileError] = []
         self._text_rows: Any = None  # a text file's rows, until they are stored
+        self._numbered: tuple[str, int, int] | None = None  # a Parquet file's named RangeIndex (``_columns``)
         self._db.execute("SET enable_progress_bar = false").fetchall()  # DuckDB would print it; ``progress`` reads it
         self._db.execute(f"SET disabled_optimizers = '{KEEP_IN_LISTS}'").fetchall()
         try:
@@ -336,22 +331,39 @@ class OutOfCoreData(SqlData):
         try:
             import pyarrow.parquet as pq
 
-            from workbench.core.data.io import pandas_row_labels
+            from workbench.core.data.io import pandas_range_index, pandas_row_labels
 
             schema = pq.read_schema(self.source.path)
             declared = schema.names  # DuckDB renames repeated names; the file's own
             labels = set(pandas_row_labels(schema.metadata))  # pandas' row labels: no column in memory either
+            self._numbered = pandas_range_index(schema.metadata)  # a named RangeIndex: a column in memory too
             described = self._all(f"DESCRIBE SELECT * FROM read_parquet({self.dialect.text(str(self.source.path))})")
         except DataFileError:
             raise
         except Exception as exc:  # pyarrow's and DuckDB's own exception types
             raise DataFileError(f"{self.source.name}: the file cannot be read as a Parquet file ({first_line(exc)}).") from None
-        return [(name, StoredColumn(q(str(row[0])), *stored_kind_of(str(row[1]))))
-                for name, row in zip(declared, described) if name not in labels]
+        columns = [(name, StoredColumn(q(str(row[0])), *stored_kind_of(str(row[1]))))
+                   for name, row in zip(declared, described) if name not in labels]
+        if self._numbered is not None:  # after the others, as in memory
+            if "file_row_number" in declared:  # DuckDB's name for a row's place in the file
+                raise DataFileError(
+                    f"{self.source.name}: the file has a column 'file_row_number' and a named pandas RangeIndex "
+                    f"('{self._numbered[0]}'), which the out-of-core engine cannot read together. Rename that column, "
+                    "or read the file in memory."
+                )
+            columns.append((self._numbered[0], StoredColumn(q(_RANGE_INDEX), INTEGER)))
+        return columns
 
     def _source(self) -> str:
         if self.source.file_format == "parquet":
-            return f"read_parquet({self.dialect.text(str(self.source.path))})"
+            location = self.dialect.text(str(self.source.path))
+            if self._numbered is None:
+                return f"read_parquet({location})"
+            # a named RangeIndex: row i of the file (from 0, DuckDB's file_row_number, whatever its row groups and
+            # threads) holds start + step * i, as in memory (io.parquet_columns_as_stored)
+            _, start, step = self._numbered
+            return (f"(SELECT *, CAST({int(start)} + {int(step)} * file_row_number AS BIGINT) AS {_RANGE_INDEX} "
+                    f"FROM read_parquet({location}, file_row_number = true)) AS dp_parquet")
         names = [f"c{i}" for i in range(len(self._file_columns))]
 
         def open_file() -> BinaryIO:

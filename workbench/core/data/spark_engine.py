@@ -18,11 +18,13 @@ Spark is used only when asked for (``--engine spark``): it talks to its own JVM 
 
 from __future__ import annotations
 
+import codecs
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from workbench.core.data.io import TEXT_SUFFIXES, check_names, first_line
+from workbench.core.data.io import TEXT_SUFFIXES, check_names, first_line, not_utf8, release_text_format
 from workbench.core.data.reading import WHITESPACE
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import FileSource, Progress, SqlData
@@ -46,6 +48,8 @@ _JAVA_ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "ascii": "UTF-8", "ut
 
 
 _SPARK_CHARSETS = {"UTF-8", "UTF-16", "ISO-8859-1"}  # what Spark 4's CSV reader takes without its legacy setting
+_SNIFF_BYTES = 1 << 20  # a text file's first bytes, from which its encoding and delimiter are decided (as io's)
+_NOT_TEXT = "dp-workbench: a byte is not text in the file's encoding"  # raised by Spark while reading (``_open``)
 
 
 class SparkDialect(Dialect):
@@ -120,8 +124,9 @@ def stored_kind_of(spark_type: str) -> tuple[str, bool]:
 
 def spark_source(location: str | Path, *, delimiter: str | None = None, encoding: str | None = None) -> FileSource:
     """A CSV/TSV or Parquet file wherever Spark reads it (a local path, hdfs://, s3a://): its format from the
-    suffix, a text file's delimiter from ``delimiter`` or the suffix, its encoding from ``encoding`` or UTF-8
-    (nothing is read from it here: it may live on the cluster)."""
+    suffix, a text file's delimiter and encoding as declared (``delimiter``, ``encoding``; None where not). Nothing
+    is read from it here (it may live on the cluster): what is not declared is decided when Spark opens it, from
+    its first megabyte read through Spark's file system, as the other engines decide it (``SparkData._open``)."""
     text = spark_location(location)
     suffix = Path(text).suffix.lower()
     if suffix not in SPARK_SUFFIXES:
@@ -131,7 +136,7 @@ def spark_source(location: str | Path, *, delimiter: str | None = None, encoding
     if (encoding or "utf-8").lower() not in _JAVA_ENCODINGS:
         raise DataFileError(f"{Path(text).name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 text, "
                             f"not {encoding}. Save the file as UTF-8.")
-    return FileSource(Path(text), "text", encoding or "utf-8", delimiter or TEXT_SUFFIXES[suffix] or ",")
+    return FileSource(Path(text), "text", encoding, delimiter)
 
 
 def spark_location(location: str | Path) -> str:
@@ -172,6 +177,7 @@ class SparkData(SqlData):
         self.spark = spark
         self._cached: list[Any] = []
         self._tables = 0
+        self._declared = source.encoding  # a text file's encoding as declared (None: by its byte-order mark or UTF-8)
         try:
             self._open()
             self._prepare(progress)
@@ -202,8 +208,9 @@ class SparkData(SqlData):
             if self.source.file_format == "parquet":
                 frame = self.spark.read.parquet(location)
                 check_names(list(frame.columns), self.source.name)
-                frame = frame.drop(*self._row_labels(location))  # no column in memory or out of core either
+                frame = self._as_stored(frame, location)
             else:
+                self.source = self._text_format(location)
                 charset = _JAVA_ENCODINGS[(self.source.encoding or "utf-8").lower()]
                 if charset not in _SPARK_CHARSETS:  # Spark 4 reads other Java charsets only when asked to
                     self.spark.conf.set("spark.sql.legacy.javaCharsets", "true")
@@ -216,6 +223,12 @@ class SparkData(SqlData):
                     raise DataFileError(f"{self.source.name}: the file is empty. Check that it is the right file.")
                 check_names([str(name or "").lstrip("\ufeff") for name in header], self.source.name)
                 frame = reader.option("header", True).csv(location)
+                # Spark's decoder reads bytes that are not text in the file's encoding as U+FFFD, each in its own
+                # value, where the other engines refuse the file (Arrow's check of every byte): here a row holding
+                # U+FFFD stops the reading, refused as not text (``_refused``). So a file that holds U+FFFD itself,
+                # written so on purpose, is refused on Spark only (the other engines read it).
+                replaced = F.concat_ws("", *(F.col(self.dialect.quote(c)) for c in frame.columns)).contains("\ufffd")
+                frame = frame.where(F.when(replaced, F.raise_error(F.lit(_NOT_TEXT))).otherwise(F.lit(True)))
             frame = frame.withColumn("dp_file_order", F.monotonically_increasing_id())
             frame.createOrReplaceTempView("dp_file")
         except DataFileError:
@@ -223,32 +236,123 @@ class SparkData(SqlData):
         except Exception as exc:  # Spark's own exception types (AnalysisException, Py4JJavaError)
             raise DataFileError(f"{self.source.name}: Spark cannot read the file ({first_line(exc)}).") from None
 
-    def _row_labels(self, location: str) -> tuple[str, ...]:
-        """The Parquet file's columns of pandas' row labels (``io.pandas_row_labels``), from its footer's pandas
-        metadata, read where Spark reads the file (through its Hadoop file system; a folder's first data file)."""
-        from workbench.core.data.io import pandas_row_labels
+    def _text_format(self, location: str) -> FileSource:
+        """The source with a text file's encoding and delimiter as every engine decides them for a release
+        (``io.release_text_format``), from the file's first megabyte, read where Spark reads it."""
+        declared, given = self.source.encoding, self.source.delimiter
+        usual = TEXT_SUFFIXES.get(Path(location).suffix.lower()) or ","
+        sample = self._first_bytes(location)
+        if sample is None:  # a Spark Connect session, the file elsewhere: only what is declared can be read
+            if not (declared and given):
+                raise DataFileError(
+                    f"{self.source.name}: this Spark session cannot look at the file's first line from here. Declare "
+                    "its encoding and delimiter (--encoding and --delimiter on the command line)."
+                )
+            return replace(self.source, encoding=declared, delimiter=given)
+        encoding, delimiter = release_text_format(sample, self.source.name, usual, given, declared)
+        if encoding.lower() not in _JAVA_ENCODINGS:
+            raise DataFileError(f"{self.source.name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 "
+                                f"text, not {encoding}. Save the file as UTF-8.")
+        return replace(self.source, encoding=encoding, delimiter=delimiter)
 
+    def _refused(self, exc: BaseException) -> DataFileError | None:
+        """The refusal of a text file Spark found not to be text (``_NOT_TEXT``, raised while reading), else None."""
+        if _NOT_TEXT not in str(exc):
+            return None
+        encoding = self.source.encoding or "utf-8"
+        if self._declared is None and codecs.lookup(encoding).name == "utf-8":
+            return not_utf8(self.source.name)
+        return DataFileError(
+            f"{self.source.name}: the text is not valid {encoding}. Declare the right encoding (for example cp1252 or "
+            "latin-1: --encoding on the command line, \"encoding\" in the plan's dataset) and open it again."
+        )
+
+    # ------------------------------------------------------------ the file, through Spark's file system
+
+    def _data_files(self, location: str) -> tuple[Any, Any, list[Any]]:
+        """Hadoop's configuration, file system and the data files at ``location`` (a file, or a folder's data
+        files by name) as Spark's JVM sees them."""
+        jvm = self.spark._jvm
+        conf = self.spark._jsc.hadoopConfiguration()
+        path = jvm.org.apache.hadoop.fs.Path(location)
+        files = path.getFileSystem(conf)
+        if not files.getFileStatus(path).isDirectory():
+            return conf, files, [path]
+        parts = sorted((status.getPath() for status in files.listStatus(path) if status.isFile()
+                        and not status.getPath().getName().startswith(("_", "."))), key=lambda p: p.getName())
+        return conf, files, parts
+
+    def _first_bytes(self, location: str) -> bytes | None:
+        """The first megabyte of the text file (a folder's first data file), read through Spark's file system;
+        None where this process cannot read it (a Spark Connect session, the file not here)."""
+        if getattr(self.spark, "_jvm", None) is None:
+            path = Path(location)
+            if not path.is_file():
+                return None
+            with path.open("rb") as handle:
+                return handle.read(_SNIFF_BYTES)
+        _, files, parts = self._data_files(location)
+        if not parts:
+            return b""
+        stream = files.open(parts[0])
+        try:
+            return bytes(stream.readNBytes(_SNIFF_BYTES))
+        finally:
+            stream.close()
+
+    def _pandas_metadata(self, location: str, every: bool = False) -> list[tuple[str, dict[bytes, bytes] | None]]:
+        """Each Parquet data file's name and pandas metadata (as a schema's ``metadata``), from its footer, read where
+        Spark reads the file (through its Hadoop file system): the first data file's only, unless ``every``."""
         jvm = getattr(self.spark, "_jvm", None)
         if jvm is None:  # a Spark Connect session: the file is read here, if it is here
             import pyarrow.parquet as pq
 
-            return pandas_row_labels(pq.read_schema(location).metadata) if Path(location).is_file() else ()
-        conf = self.spark._jsc.hadoopConfiguration()
-        path = jvm.org.apache.hadoop.fs.Path(location)
-        files = path.getFileSystem(conf)
-        if files.getFileStatus(path).isDirectory():
-            parts = sorted((status.getPath() for status in files.listStatus(path) if status.isFile()
-                            and not status.getPath().getName().startswith(("_", "."))), key=lambda p: p.getName())
-            if not parts:
-                return ()
-            path = parts[0]
+            path = Path(location)
+            return [(path.name, pq.read_schema(path).metadata)] if path.is_file() else []
+        conf, _, parts = self._data_files(location)
         parquet = jvm.org.apache.parquet.hadoop
-        reader = parquet.ParquetFileReader.open(parquet.util.HadoopInputFile.fromPath(path, conf))
-        try:
-            text = reader.getFooter().getFileMetaData().getKeyValueMetaData().get("pandas")
-        finally:
-            reader.close()
-        return pandas_row_labels({b"pandas": str(text).encode()} if text is not None else None)
+        found = []
+        for path in parts if every else parts[:1]:
+            reader = parquet.ParquetFileReader.open(parquet.util.HadoopInputFile.fromPath(path, conf))
+            try:
+                text = reader.getFooter().getFileMetaData().getKeyValueMetaData().get("pandas")
+            finally:
+                reader.close()
+            found.append((str(path.getName()), {b"pandas": str(text).encode()} if text is not None else None))
+        return found
+
+    def _as_stored(self, frame: Any, location: str) -> Any:
+        """The Parquet file's columns as every engine reads them (``io.parquet_columns_as_stored``): pandas' row labels
+        left out, a named RangeIndex a column after the others, row i of its file (Spark's ``_metadata.row_index``,
+        the row's place in the file whatever the row groups and tasks) holding start + step × i."""
+        from pyspark.sql import functions as F
+
+        from workbench.core.data.io import pandas_range_index, pandas_row_labels
+
+        first = self._pandas_metadata(location)
+        if not first:
+            return frame
+        labels = pandas_row_labels(first[0][1])
+        if pandas_range_index(first[0][1]) is not None:
+            numbered = {name: pandas_range_index(metadata) for name, metadata in self._pandas_metadata(location, True)}
+            names = {entry[0] if entry else None for entry in numbered.values()}
+            if len(names) != 1:
+                raise DataFileError(f"{self.source.name}: its data files keep different pandas indexes. Save the table "
+                                    "as one Parquet file, or with the index as a column (reset_index()).")
+            (name,) = names
+            check_names([*(c for c in frame.columns if c not in labels), name], self.source.name)  # a second 'pid'
+            place = F.col("_metadata.row_index")
+            value = None
+            for file_name, (_, start, step) in numbered.items():
+                term = F.lit(start).cast("bigint") + F.lit(step).cast("bigint") * place
+                if len(numbered) == 1:
+                    value = term
+                elif value is None:
+                    value = F.when(F.col("_metadata.file_name") == file_name, term)
+                else:
+                    value = value.when(F.col("_metadata.file_name") == file_name, term)
+            frame = frame.withColumn(name, value.cast("bigint"))
+        return frame.drop(*labels)  # no column in memory or out of core either
 
     def _source(self) -> str:
         return "dp_file"
@@ -262,6 +366,9 @@ class SparkData(SqlData):
         try:
             return [tuple(row) for row in self.spark.sql(query).collect()]
         except Exception as exc:  # noqa: BLE001 - Spark's errors come through py4j
+            refused = self._refused(exc)
+            if refused is not None:
+                raise refused from None
             raise DataFileError(f"{self.source.name}: Spark could not compute an aggregate ({first_line(exc)}).") from None
 
     def _store(self, name: str, query: str, progress: Progress | None) -> None:
@@ -273,6 +380,9 @@ class SparkData(SqlData):
             self._cached.append(frame)
             frame.count()  # computed now, once: the aggregates read the cached rows
         except Exception as exc:  # noqa: BLE001 - Spark's errors come through py4j
+            refused = self._refused(exc)
+            if refused is not None:
+                raise refused from None
             raise DataFileError(
                 f"{self.source.name}: Spark could not read and prepare the file ({first_line(exc)}). Check that it is "
                 "complete and that its delimiter and encoding are right (--delimiter, --encoding)."
