@@ -28,6 +28,7 @@ def say(text: str) -> None:
     print(f"[try] {text}", file=sys.stderr, flush=True)
 
 
+WINE_SYNTHETIC_SECONDS = 300  # JAX under Wine 8 sometimes never finishes its fit (seen in a CI run: 900 s, then killed)
 ACCESS_VIOLATION = 0xC0000005  # a Windows program's exit code when it crashed on a bad memory access
 
 
@@ -112,8 +113,14 @@ def main() -> None:
                    "--synthetic-format", "sav", "--ledger", work / f"synthetic-{engine}.sqlite", "--dataset-budget",
                    "3", "1e-6")
         if under_wine():
-            done = subprocess.run([str(part) for part in command], capture_output=True, text=True, env=env,
-                                  timeout=900)
+            try:
+                done = subprocess.run([str(part) for part in command], capture_output=True, text=True, env=env,
+                                      timeout=WINE_SYNTHETIC_SECONDS)
+            except subprocess.TimeoutExpired:
+                say(f"  not tried under Wine ({engine}): JAX's fit of the model did not end within "
+                    f"{WINE_SYNTHETIC_SECONDS} s under Wine 8 (it takes seconds on Linux and on Windows); the hosted "
+                    "workflow tries it on Windows itself")
+                continue
             if done.returncode == ACCESS_VIOLATION:
                 say(f"  not tried under Wine ({engine}): Wine 8's heap fails under JAX's XLA, in about a third of "
                     "runs and with a plain Windows Python too (a page fault in RtlAllocateHeap); the hosted "
