@@ -43,6 +43,20 @@ dp-workbench release "$WORK/survey.csv" --plan /opt/dp-workbench/sample/househol
   --out "$WORK/release-older" --dataset-budget 3 1e-6 >/dev/null
 test -s "$HOME/.local/share/dp-workbench/ledger.sqlite" || fail "the release did not use the user's ledger"
 dp-workbench-gui "$WORK/survey.csv" --smoke-test "$WORK/shots-recent" >/dev/null  # opening a file remembers it
+say "The installed package: synthetic microdata of the sample (Polars, Private-PGM and JAX), as CSV and SPSS"
+python3 - /opt/dp-workbench/sample/household_survey.plan.json "$WORK/synthetic.plan.json" <<'PLAN'
+import json, sys
+plan = json.load(open(sys.argv[1], encoding="utf-8"))
+plan.update(version=2, statistics=[{
+    "type": "synthetic", "columns": ["region", "sex", "age"], "edges": {"age": [18, 65]}, "rows": 1000, "keep": [],
+    "numeric_values": "uniform", "algorithm": "mst", "mechanism": "gaussian", "epsilon": 1.0, "delta": 1e-7}])
+plan["dataset"]["name"] = "Household survey (synthetic microdata)"
+json.dump(plan, open(sys.argv[2], "w", encoding="utf-8"))
+PLAN
+dp-workbench release "$WORK/survey.csv" --plan "$WORK/synthetic.plan.json" --out "$WORK/synthetic" \
+  --synthetic-format sav --ledger "$WORK/synthetic.sqlite" --dataset-budget 3 1e-6 >/dev/null
+[ "$(wc -l < "$WORK/synthetic/synthetic.csv")" = 1001 ] || fail "the installed package's synthetic table has not 1,000 rows"
+test -s "$WORK/synthetic/synthetic.sav" || fail "the installed package wrote no synthetic.sav"
 grep -q "survey.csv" "$HOME/.config/DP Workbench/DP Workbench.conf" || fail "no recent files were kept"
 user_data > "$WORK/user-data-before.txt"
 python3 "$ROOT/packaging/measure.py" /opt/dp-workbench "$OLDER" --json "$WORK/measurements.json" | tee "$WORK/measure.txt" >&2
