@@ -248,15 +248,9 @@ def detect_encoding(sample: bytes) -> str:
 
     A guess looks at the rows, so one person's row could change how every other row is read (a single
     Windows-1252 byte turned a UTF-8 file into HP Roman-8): it only proposes the encoding to the curator."""
-    if sample.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
-        return "utf-8"
-    except UnicodeDecodeError:
-        pass
+    found = _self_declared(sample)
+    if found is not None:
+        return found
     runs = re.findall(rb"[\x80-\xff]+", sample)
     if sum(len(run) == 1 for run in runs) >= 0.8 * len(runs):
         # Accented letters stand alone among ASCII: a Western single-byte code page. (Multi-byte
@@ -285,6 +279,14 @@ def text_encoding(sample: bytes, declared: str | None, file_name: str) -> str:
         return detect_encoding(sample)
     if declared:
         return declared
+    found = _self_declared(sample)
+    if found is None:
+        raise not_utf8(file_name, detect_encoding(sample))
+    return found
+
+
+def _self_declared(sample: bytes) -> str | None:
+    """The encoding a sample shows by itself: its byte-order mark's, else UTF-8 if it decodes as UTF-8."""
     if sample.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -292,7 +294,7 @@ def text_encoding(sample: bytes, declared: str | None, file_name: str) -> str:
     try:
         codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
     except UnicodeDecodeError:
-        raise not_utf8(file_name, detect_encoding(sample)) from None
+        return None
     return "utf-8"
 
 
