@@ -46,8 +46,8 @@ def test_the_windows_installer_builds_under_wine_and_installs_upgrades_and_unins
     (about 10 minutes on two quiet cores: the build's times and the installer's size are kept in windows-build.txt
     and shown in the run's terminal summary, build_report). The installer is compressed with zlib, in a minute:
     LZMA, the default and the released installer's (built on Windows by the hosted workflow), takes 5 to 20 minutes
-    of one core here, for 110 MB instead of 180, and .ci/run must stay within the hour; what is installed is the
-    same."""
+    of one core here, for a much smaller file (110 MB instead of 180 before the synthetic-data libraries), and
+    .ci/run must stay within the hour; what is installed is the same."""
     build = BUILDS["test_the_windows_installer_builds_under_wine_and_installs_upgrades_and_uninstalls"]
     run = build.result(tmp_path, timeout=3000)  # started with the session (background_builds), COMPRESSOR=zlib
     tmp_path = build.work
@@ -59,4 +59,7 @@ def test_the_windows_installer_builds_under_wine_and_installs_upgrades_and_unins
     assert "OpenDP" in (tmp_path / "installer" / "version-newer.txt").read_text()
     assert (tmp_path / "release" / "report.pdf").stat().st_size > 10_000
     setup = next((tmp_path / "checkout" / "dist").glob("dp-workbench-*-windows-x64-setup.exe"))
-    assert setup.stat().st_size <= 250_000_000
+    # This installer is compressed with zlib; the 250 MB target is the released installer's (LZMA, built by the hosted
+    # workflow, or here with COMPRESSOR=lzma). With the synthetic-data libraries (JAX, Polars, SciPy) zlib gives
+    # 352 MB (2026-11-26): a cap against the bundle growing unnoticed, not the download target.
+    assert setup.stat().st_size <= 400_000_000
