@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Callable
 
 from workbench.core.data import Table, load_sample, load_table
-from workbench.core.data.io import GUESS
 from workbench.core.data.engines import choose_engine
+from workbench.core.data.io import GUESS
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release.plan import ReleasePlan
@@ -37,8 +37,9 @@ def declared_encoding(args: argparse.Namespace, plan: ReleasePlan | None = None)
 
 
 def load_for_looking(args: argparse.Namespace) -> tuple[Table, str]:
-    """The table as step 1 of the app loads it (a text file's encoding guessed unless given), and a sentence saying how: whole in memory, or, for a CSV,
-    TSV or Parquet file too large for half this machine's memory, its first rows (a sample), as the app does."""
+    """The table as step 1 of the app loads it (a text file's encoding guessed unless given), and a sentence saying
+    how: whole in memory, or, for a CSV, TSV or Parquet file too large for half this machine's memory, its first
+    rows (a sample), as the app does."""
     decision = choose_engine(args.data)
     if not decision.out_of_core:
         return load_table(args.data, delimiter=delimiter(args), encoding=args.encoding or GUESS,
