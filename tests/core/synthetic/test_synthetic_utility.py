@@ -9,7 +9,7 @@ What is predicted, per marginal of c cells at n real rows and N synthetic rows:
 - the noise: each measured cell has Gaussian noise of standard deviation σ (OpenDP's, as the release states it), so
   the measured marginal lies ½·c·σ·√(2/π)/n from the true one in expected total variation distance (TVD); the
   model fitted to all the measurements is usually closer (it averages overlapping ones);
-- the draw: the rows are drawn from the model by randomised rounding (``fit._draw``): each cell's count is within a
+- the draw: the rows are drawn from the model by controlled rounding (``fit._draw``): each cell's count is within a
   row or two of the model's (``test_synthetic_draw.py``; measured here 0.5 to 1.0 rows a cell on average over a run's
   marginals, 4.3 for the worst marginal of 14 runs), allowed for as two rows a cell, c/N in TVD, against the noise's
   0.8·σ ≈ 30 rows a cell. (The draw is not i.i.d. sampling, so no binomial term: that would be √(p(1−p)N) rows a

@@ -14,7 +14,7 @@
    person's distance of k rows (2k under substitute). Its privacy map is OpenDP's; the map is checked
    against the budget before the data are touched. Relationships the user asked to keep are measured
    first (``Fixed``), then the algorithm chooses the rest (``Sequential``).
-3. **The rows** are drawn from the fitted Private-PGM model (post-processing), by randomised rounding along its
+3. **The rows** are drawn from the fitted Private-PGM model (post-processing), by controlled rounding along its
    junction tree (``_draw``: Private-PGM 1.1.0's own draw has two faults, fixed after that release). OpenDP adds
    a cell for a missing value to every column; no prepared row has one, so the model is conditioned on every value
    lying in its public cells before rows are drawn. A numeric cell is written as its interval, or as a value
@@ -258,9 +258,9 @@ def _draw(model, rows: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     its marginals by message passing): a column is drawn given the columns already drawn that share a maximal
     clique with it, which separate it from all the others. Within each group of rows alike in those columns, the
     group's rows are split among the column's cells in proportion to the model's conditional shares, each count
-    rounded down or up at random so that the counts add up to the group (randomised rounding: each off by less
-    than one row from its expectation given the group), and the cells are dealt to the group's rows in random
-    order.
+    rounded down or up at random so that the counts add up to the group and, summed over the groups, each cell of
+    the column is off by less than one row from its expectation (``_controlled``), and the cells are dealt to the
+    group's rows in random order.
 
     Written here rather than calling ``MarkovRandomField.synthetic_data(rows, "round")`` because Private-PGM 1.1.0
     (the version OpenDP 0.16 pins) draws wrongly in two ways, both fixed upstream after that release (mbi pull
@@ -284,28 +284,101 @@ def _draw(model, rows: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
                  else np.zeros(rows, dtype=np.int64))
         order = np.argsort(group, kind="stable")
         present, starts, sizes = np.unique(group[order], return_index=True, return_counts=True)
-        values = np.empty(rows, dtype=np.int64)
         alone = shares.sum(axis=0)  # the column's own shares: for a group whose shares underflowed to zero
-        for g, start, size in zip(present, starts, sizes):
-            counts = _rounded(shares[g] if shares[g].sum() > 0 else alone, int(size), rng)
-            values[order[start:start + size]] = rng.permutation(np.repeat(np.arange(len(counts)), counts))
+        weights = np.array([shares[g] if shares[g].sum() > 0 else alone for g in present]).reshape(len(present), -1)
+        if not np.all(weights.sum(axis=1) > 0):
+            raise ValueError("the model gives no probability to a combination it drew")
+        counts = _controlled(weights / weights.sum(axis=1, keepdims=True) * sizes[:, None], rng)
+        values = np.empty(rows, dtype=np.int64)
+        for split, start, size in zip(counts, starts, sizes):
+            values[order[start:start + size]] = rng.permutation(np.repeat(np.arange(len(split)), split))
         drawn[column] = values
     return drawn
 
 
-def _rounded(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` split in proportion to ``weights``, each share rounded down or up at random (up with probability its
-    fraction), so that the shares add up to ``n``."""
-    weights = np.clip(weights, 0.0, None)
-    if not weights.sum() > 0:
-        raise ValueError("the model gives no probability to a combination it drew")
-    share = weights / weights.sum() * n
-    counts = np.floor(share).astype(np.int64)
-    extra = n - int(counts.sum())
-    if extra > 0:
-        fraction = share - counts
-        counts[rng.choice(len(share), size=extra, replace=False, p=fraction / fraction.sum())] += 1
-    return counts
+_WHOLE = 1e-9  # a fraction this close to 0 or 1 is taken as whole (the floating-point error of the shares)
+
+
+def _controlled(expected: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Expected counts (a row per group of rows, each adding up to the group's size) rounded to whole counts: each
+    cell down or up at random, up with probability its fraction (so each count's expectation is kept), each group's
+    counts adding up to the group, and each column of cells, summed over the groups (the column's own marginal),
+    off by less than one row from its expectation.
+
+    Rounding each group on its own keeps the first two but lets a one-way marginal drift by a row for every few
+    groups. This is dependent rounding on the bipartite graph of groups and cells (Gandhi, Khuller, Parthasarathy
+    and Srinivasan, J. ACM 53, 2006): the fractional cells form a graph; a cycle, or a path between two vertices
+    with one fractional cell each, is found and its cells moved alternately up and down by a step chosen at random
+    (so that each cell's expectation is kept) until one of them is whole; every inner vertex's sum is unchanged. A
+    group's fractions add up to a whole number, so a group is never a path's end and its sum never changes; a
+    column's sum changes only while it has one fractional cell left, which stays within (0, 1)."""
+    counts = np.floor(expected)
+    fraction = expected - counts
+    counts[fraction >= 1 - _WHOLE] += 1
+    fraction[(fraction <= _WHOLE) | (fraction >= 1 - _WHOLE)] = 0.0
+    groups = fraction.shape[0]
+    neighbours: list[set[int]] = [set() for _ in range(sum(fraction.shape))]
+    for g, j in zip(*np.nonzero(fraction)):
+        neighbours[g].add(groups + int(j))
+        neighbours[groups + int(j)].add(int(g))
+
+    def move(walk: list[int]) -> None:
+        """The cells along a cycle or an end-to-end path moved alternately up and down until one is whole."""
+        cells = [(min(a, b), max(a, b) - groups) for a, b in zip(walk, walk[1:])]
+        values = [float(fraction[c]) for c in cells]
+        up = min(min(1 - v for v in values[0::2]), min(values[1::2], default=1.0))  # the largest step up, down, up…
+        down = min(min(values[0::2]), min((1 - v for v in values[1::2]), default=1.0))  # and down, up, down…
+        step = up if rng.random() * (up + down) < down else -down
+        moved = [v + step if i % 2 == 0 else v - step for i, v in enumerate(values)]
+        for (g, j), value in zip(cells, moved):
+            if _WHOLE < value < 1 - _WHOLE:
+                fraction[g, j] = value
+                continue
+            counts[g, j] += value >= 1 - _WHOLE
+            fraction[g, j] = 0.0
+            neighbours[g].discard(groups + j)
+            neighbours[groups + j].discard(g)
+
+    walk: list[int] = []  # a path of fractional cells, kept from one move to the next
+    seen: dict[int, int] = {}
+    scan = 0
+    while True:
+        if not walk:
+            while scan < len(neighbours) and not neighbours[scan]:
+                scan += 1
+            if scan == len(neighbours):
+                break
+            walk, seen = [scan], {scan: 0}
+        here, previous = walk[-1], (walk[-2] if len(walk) > 1 else -1)
+        if len(neighbours[here]) < len(walk):
+            back = max((seen[n] for n in neighbours[here] if n != previous and n in seen), default=None)
+        else:  # a column's vertex may have thousands of groups: look along the walk instead
+            back = next((i for i in range(len(walk) - 4, -1, -2) if walk[i] in neighbours[here]), None)
+        if back is not None:  # the shortest cycle closing here
+            move(walk[back:] + [walk[back]])
+            for vertex in walk[back + 1:]:
+                del seen[vertex]
+            del walk[back + 1:]
+            continue
+        step = next((n for n in neighbours[here] if n != previous), None)
+        if step is not None:
+            seen[step] = len(walk)
+            walk.append(step)
+        elif len(walk) == 1:
+            walk, seen = [], {}
+        elif len(neighbours[walk[0]]) > 1:  # a path must run between two vertices with one fractional cell each
+            walk.reverse()
+            seen = {v: i for i, v in enumerate(walk)}
+        else:
+            move(walk)
+            walk, seen = [], {}
+    whole = counts.astype(np.int64)
+    for g, size in enumerate(np.rint(expected.sum(axis=1)).astype(np.int64)):
+        while whole[g].sum() != size:  # floating-point error only: the group's size is kept whatever it is
+            gap = expected[g] - whole[g]
+            cell = int(np.argmax(gap)) if whole[g].sum() < size else int(np.argmin(np.where(whole[g] > 0, gap, np.inf)))
+            whole[g, cell] += 1 if whole[g].sum() < size else -1
+    return whole
 
 
 def _quality(measured, axes: tuple[Axis, ...], codes: dict[str, np.ndarray], scale: float,
