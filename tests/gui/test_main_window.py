@@ -760,6 +760,27 @@ def test_a_file_too_large_for_memory_shows_its_first_rows_and_releases_out_of_co
     assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
 
 
+def test_a_background_category_check_that_fails_says_so_beside_ready(qtbot, window, sample_path, sample_plan_path,
+                                                                     monkeypatch):
+    """A check that could not read the whole file is not "no warnings": step 6 says it could not check, and why."""
+    import workbench.gui.release_page as release_page
+
+    _as_if_memory_were_small(monkeypatch)
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+
+    def unreadable(*_args, **_kwargs):
+        raise OSError("sample.csv changed on disk since it was opened")
+
+    monkeypatch.setattr(release_page, "check_categories", unreadable)
+    window.tabs.setCurrentWidget(window.release_page)
+    page = window.release_page
+    qtbot.waitUntil(lambda: not page.checking, timeout=60_000)
+    text = page.status.text()
+    assert "could not be checked against all of" in text and "changed on disk since it was opened" in text
+    assert "Ready." in text and page.release_button.isEnabled()  # the release reads the file again itself
+
+
 def test_cancelling_an_out_of_core_release_spends_nothing(qtbot, window, sample_path, sample_plan_path, private_ledger,
                                                           monkeypatch):
     _as_if_memory_were_small(monkeypatch)

@@ -65,6 +65,7 @@ class ReleasePage(QWidget):
         self.document = document
         self.dataset_budget = dataset_budget
         self._checked: tuple[tuple, list[CategoryWarning]] | None = None  # the last category check and its key
+        self._check_failure: tuple[tuple, str] | None = None  # why the last background check could not finish
         self._checking: tuple[tuple, Task] | None = None  # a check of a whole file read again, still running
         self.name = QLineEdit()
         self.name.setAccessibleName("dataset name")
@@ -189,6 +190,10 @@ class ReleasePage(QWidget):
                 return
             unnamed = (f"<p>The dataset is called '{NEUTRAL_NAME}'. Name it above as the report and the ledger should "
                        "show it.</p>" if self.document.plan.dataset.name == NEUTRAL_NAME else "")
+            failure = self.check_failure()
+            unnamed += (f"<p>⚠ <b>The public categories could not be checked against all of "
+                        f"{_html(self.document.table.source.name)}</b>: {_html(failure)}. Releasing reads the file "
+                        "again and names the problem before anything is spent.</p>" if failure else "")
             caution = unnamed + ("<b>Check before releasing</b> (this compares the plan with the open file; nothing of it is "
                        "released):<ul>" + "".join(f"<li>⚠ {_html(w.message)}</li>" for w in warnings) + "</ul>"
                        if warnings else "")
@@ -217,6 +222,12 @@ class ReleasePage(QWidget):
             self._start_checking(key, table, plan)
         return []
 
+    def check_failure(self) -> str:
+        """Why the background check of the current file and plan could not finish ("" when it did or has not run)."""
+        if self._check_failure is None or self._checked is None or self._check_failure[0] != self._checked[0]:
+            return ""
+        return self._check_failure[1]
+
     @property
     def checking(self) -> bool:
         return self._checking is not None
@@ -232,9 +243,10 @@ class ReleasePage(QWidget):
                 self._checking, self._checked = None, (key, warnings)
                 self.refresh()
 
-        def failed(_exc: BaseException) -> None:  # the release reads the file again and names the problem
+        def failed(exc: BaseException) -> None:  # said beside "Ready": the release reads the file again and names it
             if self._checking is not None and self._checking[1] is task:
                 self._checking, self._checked = None, (key, [])
+                self._check_failure = (key, str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
                 self.refresh()
 
         task.finished.connect(done)
