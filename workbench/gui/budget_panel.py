@@ -23,6 +23,7 @@ from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
 from workbench.core.release import DatasetRecord, PostgresLedger, ReleasePlan, is_server_url, release_events
 from workbench.core.release.ledger import Entry, LedgerPasswordNeeded, LedgerUnreachable
+from workbench.gui.layout_barrier import LayoutBarrier
 from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger
 from workbench.gui.workers import Task
 
@@ -80,9 +81,9 @@ class BudgetPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Budget</h3>"))
         layout.addWidget(self.ledger_line)
-        layout.addWidget(self.plan_cost)
+        layout.addWidget(LayoutBarrier(self.plan_cost))  # it and the bar's words follow the ε slider
         layout.addWidget(self.ledger_state)
-        layout.addWidget(self.bar_text)
+        layout.addWidget(LayoutBarrier(self.bar_text))
         layout.addWidget(self.bar)
         layout.addWidget(self.new_dataset)
         layout.addWidget(QLabel("Earlier releases of this dataset:"))
