@@ -53,6 +53,7 @@ from workbench.core.report import error_words, interval_preview_words, released_
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
+from workbench.gui.layout_barrier import LayoutBarrier
 
 LOG_MIN, LOG_MAX, STEPS = -2.0, 1.0, 600  # the slider spans ε = 0.01 to 10 on a log scale
 PURE, APPROXIMATE = "pure ε-DP (δ = 0, Laplace noise)", "(ε, δ)-DP (Gaussian noise where possible)"
@@ -184,7 +185,7 @@ class PreviewPage(QWidget):
         slider_row.addWidget(QLabel("10"))
         slider_row.addWidget(self.epsilon)
         controls.addRow("Total ε of this plan:", slider_row)
-        controls.addRow("What it means:", self.reading)
+        controls.addRow("What it means:", LayoutBarrier(self.reading))  # changes on every move
         controls.addRow("Guarantee:", self.privacy)
         controls.addRow("Total δ of this plan:", self.delta)
         controls.addRow("Public size estimate:", self.size)
@@ -193,7 +194,7 @@ class PreviewPage(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(controls)
         left_layout.addWidget(self.table, 2)
-        left_layout.addWidget(self.plot_title)
+        left_layout.addWidget(LayoutBarrier(self.plot_title))  # so does the title
         left_layout.addWidget(self.plot, 1)
         splitter = QSplitter()
         splitter.addWidget(left)
@@ -228,6 +229,9 @@ class PreviewPage(QWidget):
     def _slid(self, position: int) -> None:
         if not self._syncing:
             self.epsilon.setValue(slider_to_epsilon(position))
+            # at once, not at the timer: the timer ran after the slider had been repainted, so every move was
+            # painted twice (the slider, then the numbers it moved)
+            self.recompute()
 
     def focus_field(self, control: str, statistic: int | None = None) -> None:
         """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"; "target" or
@@ -343,6 +347,7 @@ class PreviewPage(QWidget):
         self.reading.setToolTip("\n\n".join(lines))
 
     def recompute(self) -> None:
+        self._timer.stop()  # a recompute scheduled before this one is done by it
         plan = self.document.plan
         self._syncing = True
         self.epsilon.setValue(plan.total.epsilon)
