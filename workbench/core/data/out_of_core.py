@@ -50,7 +50,7 @@ OUT_OF_CORE_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
 KEEP_IN_LISTS = "in_clause"
 FOLDER_PREFIX = "dp-workbench-engine-"
 _TEXT_ROWS = "dp_text_rows"  # what a query of a text file's rows names them
-_RANGE_INDEX = "dp_range_index"  # the column of a Parquet file's named pandas RangeIndex
+_RANGE_INDEX = "dp_range_index"  # the column of a Parquet file's named pandas RangeIndex (made unlike the file's)
 _PART_BYTES = 16 << 20  # a text file is stored in parts of about this much text (two or three in memory at a time)
 
 
@@ -293,6 +293,7 @@ class OutOfCoreData(SqlData):
         self._stream_failures: list[DataFileError] = []
         self._text_rows: Any = None  # a text file's rows, until they are stored
         self._numbered: tuple[str, int, int] | None = None  # a Parquet file's named RangeIndex (``_columns``)
+        self._range_column = _RANGE_INDEX  # the query's name for its values: no column of the file's (``_columns``)
         self._db.execute("SET enable_progress_bar = false").fetchall()  # DuckDB would print it; ``progress`` reads it
         self._db.execute(f"SET disabled_optimizers = '{KEEP_IN_LISTS}'").fetchall()
         try:
@@ -345,13 +346,20 @@ class OutOfCoreData(SqlData):
         columns = [(name, StoredColumn(q(str(row[0])), *stored_kind_of(str(row[1]))))
                    for name, row in zip(declared, described) if name not in labels]
         if self._numbered is not None:  # after the others, as in memory
-            if "file_row_number" in declared:  # DuckDB's name for a row's place in the file
+            taken = {name.casefold() for name in declared}  # DuckDB's names ignore case
+            if "file_row_number" in taken:  # DuckDB's name for a row's place in the file
+                same = next(name for name in declared if name.casefold() == "file_row_number")
                 raise DataFileError(
-                    f"{self.source.name}: the file has a column 'file_row_number' and a named pandas RangeIndex "
+                    f"{self.source.name}: the file has a column '{same}' and a named pandas RangeIndex "
                     f"('{self._numbered[0]}'), which the out-of-core engine cannot read together. Rename that column, "
                     "or read the file in memory."
                 )
-            columns.append((self._numbered[0], StoredColumn(q(_RANGE_INDEX), INTEGER)))
+            # the RangeIndex's values under a name no column of the file has: a stored 'dp_range_index' would be
+            # read in its place
+            self._range_column = _RANGE_INDEX
+            while self._range_column.casefold() in taken:
+                self._range_column += "_"
+            columns.append((self._numbered[0], StoredColumn(q(self._range_column), INTEGER)))
         return columns
 
     def _source(self) -> str:
@@ -362,7 +370,8 @@ class OutOfCoreData(SqlData):
             # a named RangeIndex: row i of the file (from 0, DuckDB's file_row_number, whatever its row groups and
             # threads) holds start + step * i, as in memory (io.parquet_columns_as_stored)
             _, start, step = self._numbered
-            return (f"(SELECT *, CAST({int(start)} + {int(step)} * file_row_number AS BIGINT) AS {_RANGE_INDEX} "
+            return (f"(SELECT *, CAST({int(start)} + {int(step)} * file_row_number AS BIGINT) "
+                    f"AS {self.dialect.quote(self._range_column)} "
                     f"FROM read_parquet({location}, file_row_number = true)) AS dp_parquet")
         names = [f"c{i}" for i in range(len(self._file_columns))]
 
