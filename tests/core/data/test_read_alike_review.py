@@ -50,3 +50,43 @@ def test_a_file_row_number_column_of_any_case_is_refused_with_a_named_range_inde
     assert prepared("memory", path, schema) == [(1.0, 1.0), (2.0, 2.0)]
     with pytest.raises(DataFileError, match="column 'File_Row_Number' and a named pandas RangeIndex"):
         prepared("out-of-core", path, schema)
+
+
+def _range_files(tmp_path: Path) -> dict[str, Path]:
+    """A named RangeIndex (pid 1..6) that pandas keeps in the metadata alone, and files whose rows no longer match
+    it, written through pyarrow keeping that metadata: filtered to 3 rows, and doubled to 12."""
+    whole = tmp_path / "whole.parquet"
+    pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6]}, index=pd.RangeIndex(1, 7, name="pid")).to_parquet(whole)
+    table = pq.read_table(whole)
+    paths = {"whole": whole, "filtered": tmp_path / "filtered.parquet", "doubled": tmp_path / "doubled.parquet"}
+    pq.write_table(table.filter(pc.greater(table["x"], 3)), paths["filtered"])
+    pq.write_table(pa.concat_tables([table, table]), paths["doubled"], row_group_size=6)
+    return paths
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_named_range_index_of_another_length_than_the_file_is_no_column(tmp_path, engine):
+    """pandas and pyarrow drop a RangeIndex whose length is not the file's number of rows; every engine made up
+    pid = start + step × row for it (pid 1, 2, 3 for the rows that were 4, 5, 6). Now it is no column anywhere."""
+    paths = _range_files(tmp_path)
+    for kind in ("filtered", "doubled"):
+        assert "pid" not in pd.read_parquet(paths[kind]).reset_index().columns, kind  # as pandas reads it
+    ids = Schema((NumericColumn("x", 0, 10), NumericColumn("pid", 0, 100)))
+    assert prepared(engine, paths["whole"], ids) == [(float(i), float(i)) for i in range(1, 7)]
+    for kind in ("filtered", "doubled"):
+        with pytest.raises(WorkbenchError, match="'pid', which is not in"):
+            prepared(engine, paths[kind], ids)
+    assert prepared(engine, paths["filtered"], Schema((NumericColumn("x", 0, 10),))) == [(4.0,), (5.0,), (6.0,)]
+
+
+def test_a_named_range_index_of_another_length_is_no_column_of_the_sample_or_the_blocks(tmp_path):
+    from workbench.core.data.io import blocks_of, load_sample, pandas_range_index
+
+    paths = _range_files(tmp_path)
+    assert pandas_range_index(pq.read_schema(paths["doubled"]).metadata, rows=12) is None
+    assert pandas_range_index(pq.read_schema(paths["doubled"]).metadata, rows=6) == ("pid", 1, 1)
+    for kind in ("filtered", "doubled"):
+        sample = load_sample(paths[kind], rows=6)  # the first block is as long as the range
+        assert list(sample.frame.columns) == ["x"] and list(sample.frame.index) == list(range(len(sample.frame)))
+        assert list(load_table(paths[kind]).frame.columns) == ["x"]
+        assert pd.concat(list(blocks_of(sample, ["x"])))["x"].tolist() == load_table(paths[kind]).frame["x"].tolist()

@@ -222,8 +222,9 @@ def load_sample(
         import pyarrow.parquet as pq
 
         try:
-            batches = pq.ParquetFile(path).iter_batches(batch_size=rows)
-            frame = parquet_columns_as_stored(next(batches)).to_pandas()
+            parquet = pq.ParquetFile(path)
+            batches = parquet.iter_batches(batch_size=rows)
+            frame = parquet_columns_as_stored(next(batches), file_rows=parquet.metadata.num_rows).to_pandas()
         except StopIteration:
             frame = _read_parquet(path)
         except Exception as exc:  # pyarrow's own exception types
@@ -477,7 +478,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     return parquet_columns_as_stored(pq.read_table(path)).to_pandas()
 
 
-def parquet_columns_as_stored(data: Any, first_row: int = 0) -> Any:
+def parquet_columns_as_stored(data: Any, first_row: int = 0, file_rows: int | None = None) -> Any:
     """A pyarrow table or record batch whose pandas metadata turns no named index back into the index.
 
     pandas writes a frame's index into the file as columns and lists them in its metadata, from which
@@ -486,8 +487,9 @@ def parquet_columns_as_stored(data: Any, first_row: int = 0) -> Any:
     metadata alone decides, alike everywhere: an index stored under its own name (``pid``, from ``set_index``) is
     an ordinary column, named and ordered as stored (after the others); a RangeIndex with a name, which pandas keeps
     in the metadata alone (``pandas_range_index``), is an ordinary column too, after the others where pandas would
-    have stored it, its values start + step × the row's place in the file (``data`` starts at row ``first_row``);
-    pandas' row labels, an index stored with no name of its own (``pandas_row_labels``), are no column on any
+    have stored it, its values start + step × the row's place in the file (``data`` starts at row ``first_row`` of
+    a file of ``file_rows`` rows, None: ``data`` is the whole file), unless its length is not the file's number of
+    rows (then, as pandas reads it, it is none); pandas' row labels, an index stored with no name of its own (``pandas_row_labels``), are no column on any
     engine, as a RangeIndex with no name is none. The rest of the metadata (nullable integers, categories, time
     zones) still applies."""
     import json
@@ -500,13 +502,15 @@ def parquet_columns_as_stored(data: Any, first_row: int = 0) -> Any:
         return data
     labels = set(pandas_row_labels(metadata))
     named = {name for name in index_columns if isinstance(name, str) and name not in labels}  # (a range is a dict)
-    numbered = pandas_range_index(metadata)
-    if not named and numbered is None:
+    numbered = pandas_range_index(metadata, rows=data.num_rows if file_rows is None else file_rows)
+    ranges = [entry for entry in index_columns if isinstance(entry, dict) and entry.get("kind") == "range"
+              and entry.get("name") is not None]
+    if not named and not ranges:
         return data
+    # a named RangeIndex is taken out of the index whether or not it is a column: a block of a file whose length
+    # happened to be the range's would otherwise get it back as the index
     pandas_metadata["index_columns"] = [
-        entry for entry in index_columns if not (isinstance(entry, str) and entry in named)
-        and not (numbered is not None and isinstance(entry, dict) and entry.get("kind") == "range"
-                 and entry.get("name") is not None)]
+        entry for entry in index_columns if not (isinstance(entry, str) and entry in named) and entry not in ranges]
     for column in pandas_metadata.get("columns") or []:
         if isinstance(column, dict) and column.get("field_name") in named:
             column["name"] = column["field_name"]  # the column's name in the file
@@ -522,12 +526,19 @@ def parquet_columns_as_stored(data: Any, first_row: int = 0) -> Any:
     return data.replace_schema_metadata({**metadata, b"pandas": json.dumps(pandas_metadata).encode()})
 
 
-def pandas_range_index(metadata: Mapping[bytes, bytes] | None) -> tuple[str, int, int] | None:
+def pandas_range_index(metadata: Mapping[bytes, bytes] | None, *,
+                       rows: int | None = None) -> tuple[str, int, int] | None:
     """The name, start and step of a Parquet file's RangeIndex with a name (its schema's ``metadata``), which pandas
     keeps in its metadata alone, no column stored (``{'kind': 'range', 'name': 'pid', 'start': 1, ...}``; pandas 3
     makes one of ``set_index('pid')`` on consecutive ids). Every engine reads it as an ordinary column, row i of the
     file (from 0) holding start + step × i, as a copy of the table with ``pid`` stored as a column reads: the same
-    columns and content fingerprint (``parquet_columns_as_stored``). None when there is none, or no name."""
+    columns and content fingerprint (``parquet_columns_as_stored``). None when there is none, or no name.
+
+    ``rows`` is the file's number of rows (its footer's: the whole file, not a block of it; for a folder, that data
+    file's). A range of another length (len(range(start, stop, step)) ≠ ``rows``: a file filtered or cut with pyarrow
+    that kept pandas' metadata) describes rows the file no longer holds, and is no column (None), as pandas and
+    pyarrow read it (they drop it): row numbers made up for it would be ids of no one. Every engine passes ``rows``;
+    None leaves the length unchecked."""
     import json
 
     try:
@@ -537,8 +548,11 @@ def pandas_range_index(metadata: Mapping[bytes, bytes] | None) -> tuple[str, int
     for entry in index_columns:
         if isinstance(entry, dict) and entry.get("kind") == "range" and entry.get("name") is not None:
             try:
-                return str(entry["name"]), int(entry.get("start", 0)), int(entry.get("step", 1))
-            except (TypeError, ValueError):
+                start, step = int(entry.get("start", 0)), int(entry.get("step", 1))
+                if rows is not None and len(range(start, int(entry["stop"]), step)) != rows:
+                    return None
+                return str(entry["name"]), start, step
+            except (KeyError, TypeError, ValueError):  # no stop, or a step of 0: pandas cannot read it either
                 return None
     return None
 
@@ -649,14 +663,15 @@ def blocks_of(table: Table, columns: list[str], progress: Progress | None = None
 
         parquet = pq.ParquetFile(path)
         metadata = parquet.schema_arrow.metadata
-        numbered = pandas_range_index(metadata)  # a column of the frame, none of the file's
+        rows = parquet.metadata.num_rows
+        numbered = pandas_range_index(metadata, rows=rows)  # a column of the frame, none of the file's
         stored = [c for c in columns if numbered is None or c != numbered[0]]
-        total, done = max(parquet.metadata.num_rows, 1), 0
+        total, done = max(rows, 1), 0
         for batch in parquet.iter_batches(batch_size=1 << 18, columns=stored):
             first, done = done, done + batch.num_rows
             if progress is not None:
                 progress(done / total)
-            frame = parquet_columns_as_stored(batch.replace_schema_metadata(metadata), first).to_pandas()
+            frame = parquet_columns_as_stored(batch.replace_schema_metadata(metadata), first, rows).to_pandas()
             yield frame[columns]
         return
     from workbench.core.data.text_files import stream

@@ -337,7 +337,8 @@ class OutOfCoreData(SqlData):
             schema = pq.read_schema(self.source.path)
             declared = schema.names  # DuckDB renames repeated names; the file's own
             labels = set(pandas_row_labels(schema.metadata))  # pandas' row labels: no column in memory either
-            self._numbered = pandas_range_index(schema.metadata)  # a named RangeIndex: a column in memory too
+            # a named RangeIndex as long as the file: a column in memory too
+            self._numbered = pandas_range_index(schema.metadata, rows=pq.read_metadata(self.source.path).num_rows)
             described = self._all(f"DESCRIBE SELECT * FROM read_parquet({self.dialect.text(str(self.source.path))})")
         except DataFileError:
             raise
