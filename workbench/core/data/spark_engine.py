@@ -199,8 +199,10 @@ class SparkData(SqlData):
 
     def _open(self) -> None:
         """The file as the view ``dp_file``, every value as the file stores it (a text file's as text), and each
-        row's place in the file (``dp_file_order``: Spark numbers rows increasing with their partition and place
-        in it)."""
+        row's place in the file (``dp_file_order``): its data file's path, then its row in that file (Parquet's
+        ``_metadata.row_index``; a text file is read whole by one task, multi-line, so Spark's increasing id follows
+        its rows). Not Spark's increasing id alone: Spark packs a folder's files into tasks largest first, so one
+        person's rows added to one file would change which of another person's rows come first."""
         from pyspark.sql import functions as F
 
         location = str(self.source.path)
@@ -229,7 +231,10 @@ class SparkData(SqlData):
                 # written so on purpose, is refused on Spark only (the other engines read it).
                 replaced = F.concat_ws("", *(F.col(self.dialect.quote(c)) for c in frame.columns)).contains("\ufffd")
                 frame = frame.where(F.when(replaced, F.raise_error(F.lit(_NOT_TEXT))).otherwise(F.lit(True)))
-            frame = frame.withColumn("dp_file_order", F.monotonically_increasing_id())
+            within = (F.col("_metadata.row_index") if self.source.file_format == "parquet"
+                      else F.monotonically_increasing_id())
+            frame = frame.withColumn("dp_file_order", F.struct(F.col("_metadata.file_path").alias("file"),
+                                                               within.alias("row")))
             frame.createOrReplaceTempView("dp_file")
         except DataFileError:
             raise
@@ -300,9 +305,11 @@ class SparkData(SqlData):
         finally:
             stream.close()
 
-    def _pandas_metadata(self, location: str, every: bool = False) -> list[tuple[str, dict[bytes, bytes] | None]]:
-        """Each Parquet data file's name and pandas metadata (as a schema's ``metadata``), from its footer, read where
-        Spark reads the file (through its Hadoop file system): the first data file's only, unless ``every``."""
+    def _pandas_metadata(self, location: str) -> list[tuple[str, dict[bytes, bytes] | None]]:
+        """Each Parquet data file's name (as Spark's ``_metadata.file_name`` spells it: percent-encoded) and pandas
+        metadata (as a schema's ``metadata``), from its footer, read where Spark reads the file (through its Hadoop
+        file system). Every data file's: pandas decides by the ids themselves whether a named index is stored as a
+        column or as a RangeIndex in the metadata alone, so a folder's files may differ by one person."""
         jvm = getattr(self.spark, "_jvm", None)
         if jvm is None:  # a Spark Connect session: the file is read here, if it is here
             import pyarrow.parquet as pq
@@ -312,13 +319,14 @@ class SparkData(SqlData):
         conf, _, parts = self._data_files(location)
         parquet = jvm.org.apache.parquet.hadoop
         found = []
-        for path in parts if every else parts[:1]:
+        for path in parts:
             reader = parquet.ParquetFileReader.open(parquet.util.HadoopInputFile.fromPath(path, conf))
             try:
                 text = reader.getFooter().getFileMetaData().getKeyValueMetaData().get("pandas")
             finally:
                 reader.close()
-            found.append((str(path.getName()), {b"pandas": str(text).encode()} if text is not None else None))
+            name = str(path.toUri().getRawPath()).rsplit("/", 1)[-1]
+            found.append((name, {b"pandas": str(text).encode()} if text is not None else None))
         return found
 
     def _as_stored(self, frame: Any, location: str) -> Any:
@@ -329,15 +337,16 @@ class SparkData(SqlData):
 
         from workbench.core.data.io import pandas_range_index, pandas_row_labels
 
-        first = self._pandas_metadata(location)
-        if not first:
+        found = self._pandas_metadata(location)
+        if not found:
             return frame
-        labels = pandas_row_labels(first[0][1])
-        if pandas_range_index(first[0][1]) is not None:
-            numbered = {name: pandas_range_index(metadata) for name, metadata in self._pandas_metadata(location, True)}
-            names = {entry[0] if entry else None for entry in numbered.values()}
+        labels = sorted({label for _, metadata in found for label in pandas_row_labels(metadata)})
+        numbered = {name: pandas_range_index(metadata) for name, metadata in found}
+        names = {entry[0] if entry else None for entry in numbered.values()}
+        if names != {None}:
             if len(names) != 1:
-                raise DataFileError(f"{self.source.name}: its data files keep different pandas indexes. Save the table "
+                raise DataFileError(f"{self.source.name}: its data files keep different pandas indexes (one as a "
+                                    "column, another in pandas' metadata only, or under other names). Save the table "
                                     "as one Parquet file, or with the index as a column (reset_index()).")
             (name,) = names
             check_names([*(c for c in frame.columns if c not in labels), name], self.source.name)  # a second 'pid'
@@ -351,6 +360,8 @@ class SparkData(SqlData):
                     value = F.when(F.col("_metadata.file_name") == file_name, term)
                 else:
                     value = value.when(F.col("_metadata.file_name") == file_name, term)
+            if len(numbered) > 1:  # a row of a file not listed would have no id: refused, never a missing value
+                value = value.otherwise(F.raise_error(F.lit("a data file was added to the folder after it was opened")))
             frame = frame.withColumn(name, value.cast("bigint"))
         return frame.drop(*labels)  # no column in memory or out of core either
 
