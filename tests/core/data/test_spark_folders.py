@@ -82,3 +82,15 @@ def test_every_file_of_a_folder_gets_its_range_index_also_with_a_space_or_percen
     assert all("pid" not in pq.read_schema(path).names for path in folder.iterdir())  # in the metadata alone
     prepared = _prepared(spark, folder, schema)
     assert sorted(prepared["pid"].tolist()) == [0, 1, 2, 10, 11, 12, 20, 21, 22]
+
+
+@pytest.mark.parametrize("spelling", ["windows-1252", "cp1252", "utf8", "UTF-8", "latin_1", "iso8859-1", "latin-1"])
+def test_every_spelling_of_an_encoding_the_other_engines_take_is_taken_on_spark(spelling, tmp_path):
+    """Found by the same review: Spark refused "windows-1252", "utf8", "latin_1", which the plan and the other
+    engines accept (the names were compared as written)."""
+    assert spark_source(tmp_path / "towns.csv", encoding=spelling).encoding == spelling
+
+
+def test_an_encoding_spark_cannot_read_is_refused_with_what_to_do(tmp_path):
+    with pytest.raises(DataFileError, match="not koi8-r. Save the file as UTF-8"):
+        spark_source(tmp_path / "towns.csv", encoding="koi8-r")

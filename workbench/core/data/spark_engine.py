@@ -43,8 +43,17 @@ from workbench.core.data.sql_reading import (
 from workbench.core.errors import DataFileError, PlanError
 
 SPARK_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
-_JAVA_ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "ascii": "UTF-8", "utf-16": "UTF-16", "latin-1": "ISO-8859-1",
-                   "iso-8859-1": "ISO-8859-1", "latin1": "ISO-8859-1", "cp1252": "windows-1252"}
+_JAVA_ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "ascii": "UTF-8", "utf-16": "UTF-16",
+                   "iso8859-1": "ISO-8859-1", "cp1252": "windows-1252"}  # by Python's own name of the codec
+
+
+def _java_charset(encoding: str | None) -> str | None:
+    """The Java charset Spark reads ``encoding`` with, whatever the spelling Python accepts (windows-1252, utf8,
+    latin_1…), or None for one it cannot read."""
+    try:
+        return _JAVA_ENCODINGS.get(codecs.lookup(encoding or "utf-8").name)
+    except LookupError:
+        return None
 
 
 _SPARK_CHARSETS = {"UTF-8", "UTF-16", "ISO-8859-1"}  # what Spark 4's CSV reader takes without its legacy setting
@@ -133,7 +142,7 @@ def spark_source(location: str | Path, *, delimiter: str | None = None, encoding
         raise DataFileError(f"{Path(text).name}: the Spark engine reads CSV, TSV and Parquet files, not '{suffix}'.")
     if suffix in (".parquet", ".pq"):
         return FileSource(Path(text), "parquet")
-    if (encoding or "utf-8").lower() not in _JAVA_ENCODINGS:
+    if _java_charset(encoding) is None:
         raise DataFileError(f"{Path(text).name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 text, "
                             f"not {encoding}. Save the file as UTF-8.")
     return FileSource(Path(text), "text", encoding, delimiter)
@@ -213,7 +222,7 @@ class SparkData(SqlData):
                 frame = self._as_stored(frame, location)
             else:
                 self.source = self._text_format(location)
-                charset = _JAVA_ENCODINGS[(self.source.encoding or "utf-8").lower()]
+                charset = _java_charset(self.source.encoding)
                 if charset not in _SPARK_CHARSETS:  # Spark 4 reads other Java charsets only when asked to
                     self.spark.conf.set("spark.sql.legacy.javaCharsets", "true")
                 reader = (self.spark.read.option("sep", self.source.delimiter or ",")
@@ -255,7 +264,7 @@ class SparkData(SqlData):
                 )
             return replace(self.source, encoding=declared, delimiter=given)
         encoding, delimiter = release_text_format(sample, self.source.name, usual, given, declared)
-        if encoding.lower() not in _JAVA_ENCODINGS:
+        if _java_charset(encoding) is None:
             raise DataFileError(f"{self.source.name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 "
                                 f"text, not {encoding}. Save the file as UTF-8.")
         return replace(self.source, encoding=encoding, delimiter=delimiter)
