@@ -90,3 +90,38 @@ def test_a_named_range_index_of_another_length_is_no_column_of_the_sample_or_the
         assert list(sample.frame.columns) == ["x"] and list(sample.frame.index) == list(range(len(sample.frame)))
         assert list(load_table(paths[kind]).frame.columns) == ["x"]
         assert pd.concat(list(blocks_of(sample, ["x"])))["x"].tolist() == load_table(paths[kind]).frame["x"].tolist()
+
+
+def _not_utf8(values: list[bytes]) -> pa.Array:
+    return pa.array(values, pa.binary()).view(pa.string())  # a text column as a careless writer stores it
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_parquet_text_column_holding_bytes_that_are_not_utf8_is_refused_alike(tmp_path, engine):
+    """In memory ``prepare`` crashed with a raw UnicodeDecodeError; DuckDB refused with advice about the delimiter
+    and the encoding, which a Parquet file has not. Now both name the file, the column (the first in the file's
+    order that holds such bytes, whichever row group they are in) and its first such row, and say what to do."""
+    path = tmp_path / "words.parquet"
+    table = pa.table({"n": [1, 2, 3, 4], "word": _not_utf8([b"aa", b"bb", b"aa", b"caf\xe9"]),
+                      "other": _not_utf8([b"aa", b"th\xe9", b"aa", b"bb"])})
+    pq.write_table(table, path, row_group_size=2)  # 'other' goes wrong in the first row group, 'word' in the second
+    schema = Schema((NumericColumn("n", 0, 10), CategoricalColumn("word", ("aa", "bb"), outside=OutsideCategories.OTHER)))
+    with pytest.raises(DataFileError) as refused:
+        prepared(engine, path, schema)
+    said = str(refused.value)
+    assert said.startswith("words.parquet: the column 'word' holds bytes that are not UTF-8 text (row 4 is the first)")
+    assert "Re-save it" in said and "delimiter" not in said
+    pq.write_table(table.drop_columns(["other"]).slice(0, 3), path)
+    assert prepared(engine, path, schema) == [(1.0, 0.0), (2.0, 1.0), (3.0, 0.0)]
+
+
+def test_a_parquet_text_column_not_utf8_is_refused_by_the_sample_and_the_blocks_too(tmp_path):
+    from workbench.core.data.io import blocks_of, load_sample
+
+    path = tmp_path / "words.parquet"
+    pq.write_table(pa.table({"n": range(6), "word": _not_utf8([b"aa"] * 5 + [b"caf\xe9"])}), path, row_group_size=3)
+    sample = load_sample(path, rows=3)  # its rows are text
+    with pytest.raises(DataFileError, match="the column 'word' holds bytes that are not UTF-8 text .row 6 is"):
+        list(blocks_of(sample, ["n", "word"]))
+    with pytest.raises(DataFileError, match="the column 'word' holds bytes that are not UTF-8 text .row 6 is"):
+        load_sample(path, rows=10)

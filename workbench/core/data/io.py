@@ -224,7 +224,11 @@ def load_sample(
         try:
             parquet = pq.ParquetFile(path)
             batches = parquet.iter_batches(batch_size=rows)
-            frame = parquet_columns_as_stored(next(batches), file_rows=parquet.metadata.num_rows).to_pandas()
+            first = next(batches)
+            check_parquet_text(first, path.name)
+            frame = parquet_columns_as_stored(first, file_rows=parquet.metadata.num_rows).to_pandas()
+        except DataFileError:
+            raise
         except StopIteration:
             frame = _read_parquet(path)
         except Exception as exc:  # pyarrow's own exception types
@@ -472,10 +476,80 @@ def _load_binary(path: Path, kind: str, sheet: str | int | None) -> Table:
 
 def _read_parquet(path: Path) -> pd.DataFrame:
     """A Parquet file's columns as every engine reads them (``parquet_columns_as_stored``), typed as pandas types
-    them."""
+    them; refused if a text column holds bytes that are not UTF-8 (``check_parquet_text``)."""
     import pyarrow.parquet as pq
 
-    return parquet_columns_as_stored(pq.read_table(path)).to_pandas()
+    table = pq.read_table(path)
+    check_parquet_text(table, path.name)
+    return parquet_columns_as_stored(table).to_pandas()
+
+
+def parquet_not_text(file_name: str, column: str, row: int | None = None) -> DataFileError:
+    """The refusal of a Parquet file whose text column ``column`` holds bytes that are not UTF-8 (``row``: the
+    first such value's row in the file, from 1), alike on every engine."""
+    where = f" (row {row} is the first)" if row is not None else ""
+    return DataFileError(
+        f"{file_name}: the column '{column}' holds bytes that are not UTF-8 text{where}, and a Parquet file's text "
+        "must be UTF-8 (the program that wrote it stored the bytes as they were, in some other encoding). Re-save "
+        "it with that column's text decoded from its encoding and written as UTF-8 (or save the table as CSV and "
+        "declare its encoding), then open it again."
+    )
+
+
+def _first_not_utf8(array: Any) -> int | None:
+    """The place of the first value of a pyarrow array (or chunked array) that is not UTF-8, -1 if it cannot be
+    told (a dictionary's values), None if every value is text or the array holds no text."""
+    import pyarrow as pa
+
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    offset = 0
+    for chunk in chunks:
+        try:
+            chunk.validate(full=True)  # checks every string's bytes (Arrow's fast UTF-8 check)
+        except pa.ArrowInvalid as exc:
+            words = str(exc)
+            if "UTF8" not in words and "UTF-8" not in words:
+                raise
+            found = re.search(r"string index (\d+)", words)
+            return offset + int(found.group(1)) if found and not pa.types.is_dictionary(chunk.type) else -1
+        offset += len(chunk)
+    return None
+
+
+def check_parquet_text(data: Any, file_name: str, first_row: int = 0) -> None:
+    """Refuse a Parquet file (a pyarrow table or record batch of it, from row ``first_row``) whose text columns
+    hold bytes that are not UTF-8: pyarrow reads them and fails later, DuckDB refuses them, Spark reads them as
+    they are. The first such column in the file's order is named (``parquet_text_refusal`` names the same out of
+    core); pandas' row labels are no column and are not looked at."""
+    labels = set(pandas_row_labels(data.schema.metadata))
+    for name, column in zip(data.schema.names, data.columns):
+        if name in labels:
+            continue
+        place = _first_not_utf8(column)
+        if place is not None:
+            raise parquet_not_text(file_name, name, None if place < 0 else first_row + place + 1)
+
+
+def parquet_text_refusal(path: Path, file_name: str) -> DataFileError | None:
+    """``check_parquet_text``'s refusal of the Parquet file at ``path``, read column by column in bounded memory
+    (for an engine that found such bytes: the same column and row named), None if it holds none."""
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+        labels = set(pandas_row_labels(parquet.schema_arrow.metadata))
+        for name in parquet.schema_arrow.names:
+            if name in labels:
+                continue
+            done = 0
+            for batch in parquet.iter_batches(batch_size=1 << 18, columns=[name]):
+                check_parquet_text(batch, file_name, done)
+                done += batch.num_rows
+    except DataFileError as refusal:
+        return refusal
+    except Exception:  # noqa: BLE001 - pyarrow's own: the file is damaged otherwise, which the engine says
+        return None
+    return None
 
 
 def parquet_columns_as_stored(data: Any, first_row: int = 0, file_rows: int | None = None) -> Any:
@@ -671,6 +745,7 @@ def blocks_of(table: Table, columns: list[str], progress: Progress | None = None
             first, done = done, done + batch.num_rows
             if progress is not None:
                 progress(done / total)
+            check_parquet_text(batch, path.name, first)
             frame = parquet_columns_as_stored(batch.replace_schema_metadata(metadata), first, rows).to_pandas()
             yield frame[columns]
         return

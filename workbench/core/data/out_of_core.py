@@ -516,6 +516,12 @@ class OutOfCoreData(SqlData):
                 raise self._stream_failures[0] from None
             if not isinstance(exc, (self._duckdb.InvalidInputException, self._duckdb.IOException)):
                 raise
+            if self.source.file_format == "parquet" and "UTF8" in str(exc):  # a text column's bytes are not UTF-8
+                from workbench.core.data.io import parquet_text_refusal
+
+                refusal = parquet_text_refusal(self.source.path, self.source.name)  # the column memory names
+                if refusal is not None:
+                    raise refusal from None
             raise DataFileError(
                 f"{self.source.name}: the file cannot be read ({first_line(exc)}). Check that it is complete and "
                 "that its delimiter and encoding are right."
