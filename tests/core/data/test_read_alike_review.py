@@ -125,3 +125,20 @@ def test_a_parquet_text_column_not_utf8_is_refused_by_the_sample_and_the_blocks_
         list(blocks_of(sample, ["n", "word"]))
     with pytest.raises(DataFileError, match="the column 'word' holds bytes that are not UTF-8 text .row 6 is"):
         load_sample(path, rows=10)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_nul_byte_in_the_first_megabyte_is_binary_data_on_every_engine(tmp_path, engine):
+    """In memory refused a NUL byte in the file's first megabyte as binary data, out of core read it: now both
+    decide by the release rule (io.release_text_format, from the first megabyte); after it, both read the NUL as a
+    character of its value. A UTF-16 file (NUL halves of its letters) is text."""
+    schema = Schema((NumericColumn("n", 0, 10), CategoricalColumn("word", ("aa",), outside=OutsideCategories.OTHER)))
+    early, late, wide = tmp_path / "early.csv", tmp_path / "late.csv", tmp_path / "wide.csv"
+    early.write_bytes(b"n,word\n1,a\x00b\n2,aa\n")
+    with pytest.raises(DataFileError, match="early.csv: this is not a text table .it contains binary data"):
+        prepared(engine, early, schema)
+    late.write_bytes(b"n,word\n" + b"2,aa\n" * 300_000 + b"1,a\x00b\n")
+    assert late.read_bytes().index(b"\x00") > 1 << 20
+    assert prepared(engine, late, schema)[:2] == [(1.0, 1.0), (2.0, 0.0)]
+    wide.write_bytes("n,word\n1,aa\n2,b\n".encode("utf-16-le"))
+    assert prepared(engine, wide, schema, encoding="utf-16-le") == [(1.0, 0.0), (2.0, 1.0)]

@@ -320,15 +320,33 @@ def release_text_format(sample: bytes, file_name: str, usual: str, delimiter: st
     """A text file's encoding and delimiter for a release, decided from its first bytes (``sample``, a megabyte) as
     every engine decides them: the encoding declared, else its byte-order mark's, else UTF-8 (``text_encoding``:
     refused when it is not), the delimiter given, else the one that splits the header (``usual``, the suffix's,
-    first)."""
+    first). A NUL byte in the sample of a file not in UTF-16 is binary data, refused by every engine (after the
+    sample, a NUL is a character of its value on every engine)."""
     if not sample.strip():
         raise DataFileError(f"{file_name}: the file is empty. Check that it is the right file.")
+    if b"\x00" in sample and not _two_bytes_a_letter(sample, encoding):
+        raise DataFileError(
+            f"{file_name}: this is not a text table (it contains binary data). "
+            "If it is a spreadsheet or a statistics file, give it its proper suffix "
+            "(.xlsx, .sav, .dta, ...) or export it as CSV."
+        )
     encoding = text_encoding(sample, encoding, file_name)
     try:
         text = sample.decode(encoding, errors="ignore")
     except LookupError:
         raise DataFileError(f"{file_name}: unknown text encoding '{encoding}'. Use e.g. utf-8 or latin-1.") from None
     return encoding, delimiter or detect_delimiter(text, usual)
+
+
+def _two_bytes_a_letter(sample: bytes, declared: str | None) -> bool:
+    """Whether a text file is in UTF-16 or UTF-32 (declared so, or by its byte-order mark), where NUL bytes are
+    half of every ASCII letter."""
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)):
+        return True
+    try:
+        return bool(declared) and declared != GUESS and codecs.lookup(declared).name.startswith(("utf-16", "utf-32"))
+    except LookupError:
+        return False
 
 
 def detect_delimiter(text: str, fallback: str) -> str:
@@ -376,22 +394,8 @@ def _load_text(
 ) -> Table:
     with path.open("rb") as handle:
         sample = handle.read(_SNIFF_BYTES)
-    if not sample.strip():
-        raise DataFileError(f"{path.name}: the file is empty. Check that it is the right file.")
-    utf16 = sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or (encoding or "").lower().startswith("utf-16")
-    if b"\x00" in sample and not utf16:
-        raise DataFileError(
-            f"{path.name}: this is not a text table (it contains binary data). "
-            "If it is a spreadsheet or a statistics file, give it its proper suffix "
-            "(.xlsx, .sav, .dta, ...) or export it as CSV."
-        )
-    encoding = text_encoding(sample, encoding, path.name)
-    try:
-        text_sample = sample.decode(encoding, errors="ignore")
-    except LookupError as exc:
-        raise DataFileError(f"{path.name}: unknown text encoding '{encoding}'. Use e.g. utf-8 or latin-1.") from exc
-    if explicit is None:
-        delimiter = detect_delimiter(text_sample, delimiter or ",")
+    # the rule every engine reads a text file's encoding and delimiter by (and refuses binary data by)
+    encoding, delimiter = release_text_format(sample, path.name, delimiter or ",", explicit, encoding)
 
     def open_file() -> BinaryIO:
         return path.open("rb") if progress is None else _WatchedFile(path, progress)
