@@ -142,3 +142,34 @@ def test_a_nul_byte_in_the_first_megabyte_is_binary_data_on_every_engine(tmp_pat
     assert prepared(engine, late, schema)[:2] == [(1.0, 1.0), (2.0, 0.0)]
     wide.write_bytes("n,word\n1,aa\n2,b\n".encode("utf-16-le"))
     assert prepared(engine, wide, schema, encoding="utf-16-le") == [(1.0, 0.0), (2.0, 1.0)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_byte_the_declared_encoding_leaves_undefined_is_refused_with_what_to_do(tmp_path, engine):
+    """cp1252 gives no character to 0x81 (nor 0x8D, 0x8F, 0x90, 0x9D): Python's decoder, which Arrow calls, raised
+    a UnicodeDecodeError that reached the user as a traceback (the app showed "'charmap' codec can't decode…"),
+    in the first megabyte and after it. A UTF-16 file declared without its byte-order mark did the same."""
+    early, late, wide = tmp_path / "early.csv", tmp_path / "late.csv", tmp_path / "wide.csv"
+    early.write_bytes(b"n,word\n1,caf\xe9\n2,a\x81b\n")
+    late.write_bytes(b"n,word\n" + b"1,caf\xe9\n" * 200_000 + b"2,a\x81b\n")
+    wide.write_bytes("n,word\n1,aa\n".encode("utf-16-le"))
+    schema = Schema((NumericColumn("n", 0, 10), CategoricalColumn("word", ("café",), outside=OutsideCategories.OTHER)))
+    for path in (early, late):
+        with pytest.raises(DataFileError) as refused:
+            prepared(engine, path, schema, encoding="cp1252")
+        said, byte = str(refused.value), path.read_bytes().index(bytes([0x81]))
+        assert said.startswith(f"{path.name}: the text is not valid cp1252 (byte {byte} cannot be read)")
+        assert "latin-1 reads every byte" in said
+        assert len(prepared(engine, path, schema, encoding="latin-1")) == path.read_bytes().count(b"\n") - 1
+    with pytest.raises(DataFileError, match="wide.csv: the text is not valid utf-16. Declare the right encoding"):
+        prepared(engine, wide, schema, encoding="utf-16")
+
+
+def test_inspect_says_what_to_do_with_a_byte_the_declared_encoding_leaves_undefined(tmp_path, capsys):
+    from workbench.cli import main
+
+    path = tmp_path / "late.csv"
+    path.write_bytes(b"n,word\n" + b"1,caf\xe9\n" * 200_000 + b"2,a\x81b\n")
+    assert main(["inspect", str(path), "--encoding", "cp1252"]) == 2
+    said = " ".join("".join(capsys.readouterr()).split())
+    assert "late.csv: the text is not valid cp1252" in said and "Traceback" not in said

@@ -23,6 +23,9 @@ Opener = Callable[[], BinaryIO]
 """Opens the file afresh (a watched file reports progress, and stops the reading when cancelled)."""
 
 BLOCK_BYTES = 1 << 22  # Arrow's reading block: rows are parsed a block at a time (and in parallel)
+# what a reading that fails raises: Arrow's parser, and Python's decoder, which Arrow calls for an encoding other
+# than UTF-8 (a byte cp1252 leaves undefined, 0x81, raises UnicodeDecodeError through Arrow)
+_FAILURES = (pa.ArrowInvalid, UnicodeError)
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def column_names(open_file: Opener, text_format: TextFormat, file_name: str) -> 
         try:
             return list(pa_csv.open_csv(source, read_options=read, parse_options=parse, convert_options=convert)
                         .schema.names)
-        except pa.ArrowInvalid as exc:
+        except _FAILURES as exc:
             raise _error(exc, open_file, text_format, file_name) from None
 
 
@@ -81,7 +84,7 @@ def read_table(open_file: Opener, text_format: TextFormat, file_name: str, rows:
                 if read >= rows:
                     break
             return pa.Table.from_batches(batches, schema=reader.schema).slice(0, rows)
-        except pa.ArrowInvalid as exc:
+        except _FAILURES as exc:
             raise _error(exc, open_file, text_format, file_name) from None
 
 
@@ -96,7 +99,7 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
     source = open_file()
     try:
         reader = pa_csv.open_csv(source, *options)
-    except pa.ArrowInvalid as exc:
+    except _FAILURES as exc:
         source.close()
         raise _error(exc, open_file, text_format, file_name) from None
     schema = pa.schema([pa.field(name, pa.string()) for name in names])
@@ -105,7 +108,7 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
         try:
             for batch in reader:
                 yield pa.RecordBatch.from_arrays(batch.columns, schema=schema)
-        except pa.ArrowInvalid as exc:
+        except _FAILURES as exc:
             failures.append(_error(exc, open_file, text_format, file_name))
             raise failures[-1] from None
         finally:
@@ -114,15 +117,20 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
     return pa.RecordBatchReader.from_batches(schema, batches()), failures
 
 
-def _error(exc: pa.ArrowInvalid, open_file: Opener, text_format: TextFormat, file_name: str) -> DataFileError:
-    """Arrow's complaint as a message a statistician can act on: which row, which byte, what to do."""
+def _error(exc: Exception, open_file: Opener, text_format: TextFormat, file_name: str) -> DataFileError:
+    """Arrow's (or the decoder's) complaint as a message a statistician can act on: which row, which byte, what to
+    do."""
     words = str(exc)
-    if "UTF8" in words or "UTF-8" in words or "decode" in words.lower():
+    if isinstance(exc, UnicodeError) or "UTF8" in words or "UTF-8" in words or "decode" in words.lower():
         where = _first_undecodable(open_file, text_format.encoding)
+        undefined = ""
+        if codecs.lookup(text_format.encoding).name == "cp1252":
+            undefined = (" (Windows-1252 gives no character to the bytes 0x81, 0x8D, 0x8F, 0x90 and 0x9D; latin-1 "
+                         "reads every byte, but check the text it shows)")
         return DataFileError(
             f"{file_name}: the text is not valid {text_format.encoding}{where}. Declare the right encoding (for "
             "example cp1252 or latin-1: --encoding on the command line, \"encoding\" in the plan's dataset) and "
-            "open it again."
+            f"open it again{undefined}."
         )
     if "Expected" in words and "columns" in words:
         return DataFileError(
@@ -144,6 +152,8 @@ def _first_undecodable(open_file: Opener, encoding: str) -> str:
                 decoder.decode(block)
             except UnicodeDecodeError as exc:
                 return f" (byte {offset + exc.start} cannot be read)"
+            except UnicodeError:  # a UTF-16 stream without its byte-order mark: no byte to name
+                return ""
             offset += len(block)
     return ""
 
