@@ -173,3 +173,33 @@ def test_inspect_says_what_to_do_with_a_byte_the_declared_encoding_leaves_undefi
     assert main(["inspect", str(path), "--encoding", "cp1252"]) == 2
     said = " ".join("".join(capsys.readouterr()).split())
     assert "late.csv: the text is not valid cp1252" in said and "Traceback" not in said
+
+
+@pytest.mark.parametrize("wrong", ["unicode_escape", "raw_unicode_escape", "idna", "punycode", "undefined", "base64",
+                                   "no-such-code", "", 1252])
+def test_a_plan_refuses_a_codec_no_text_file_is_written_in(wrong):
+    """unicode_escape, raw_unicode_escape and idna were accepted as a dataset's encoding (with unicode_escape a
+    backslash at a line's end joined the next row to it), and 'undefined' raised a bare UnicodeError from the plan's
+    loading instead of a PlanError."""
+    from workbench.core.errors import PlanError
+    from workbench.core.release.plan import DatasetDescription
+
+    with pytest.raises(PlanError, match="not a text encoding a file is written in. Write the file's own") as refused:
+        DatasetDescription.from_json({"name": "towns", "encoding": wrong})
+    assert "dataset.encoding" in str(refused.value) and refused.value.place.step == "data"
+    assert refused.value.place.field == "encoding"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_codec_no_text_file_is_written_in_is_refused_when_declared_and_real_ones_are_read(tmp_path, engine):
+    from workbench.core.release.plan import DatasetDescription
+
+    path = tmp_path / "towns.csv"
+    path.write_bytes(b"n,town\n1,K\\\n2,Z\n")  # a backslash at a line's end
+    schema = Schema((NumericColumn("n", 0, 10),))
+    for wrong in ("unicode_escape", "raw_unicode_escape", "idna", "undefined"):
+        with pytest.raises(DataFileError, match=f"'{wrong}' is not an encoding a text file is written in"):
+            prepared(engine, path, schema, encoding=wrong)
+    for right in ("utf-8", "cp1252", "latin-1", "ascii", "UTF8"):
+        assert DatasetDescription.from_json({"name": "towns", "encoding": right}).encoding == right
+        assert prepared(engine, path, schema, encoding=right) == [(1.0,), (2.0,)]

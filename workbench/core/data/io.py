@@ -274,6 +274,23 @@ def detect_encoding(sample: bytes) -> str:
     return "cp1252"
 
 
+# codecs Python's lookup calls text encodings that no text file is written in: escapes of Python literals (with
+# unicode_escape a backslash at a line's end joins the next row to it), domain names, and one that refuses all
+_NOT_FILE_ENCODINGS = frozenset({"unicode-escape", "raw-unicode-escape", "idna", "punycode", "undefined"})
+
+
+def is_file_encoding(name: Any) -> bool:
+    """Whether ``name`` is an encoding a text file can be declared in: a text encoding Python knows (cp1252,
+    latin-1, utf-8, utf-16, …), not a bytes-to-bytes codec (base64, zlib) nor one of ``_NOT_FILE_ENCODINGS``."""
+    if not isinstance(name, str) or not name.strip():
+        return False
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return False
+    return bool(getattr(info, "_is_text_encoding", True)) and info.name not in _NOT_FILE_ENCODINGS
+
+
 def text_encoding(sample: bytes, declared: str | None, file_name: str) -> str:
     """The encoding a text file is read in: the one declared (by the plan, ``--encoding`` or the curator in
     step 1), else the one its byte-order mark declares, else UTF-8; ``GUESS`` guesses from the content.
@@ -283,6 +300,11 @@ def text_encoding(sample: bytes, declared: str | None, file_name: str) -> str:
     if declared == GUESS:
         return detect_encoding(sample)
     if declared:
+        if not is_file_encoding(declared):
+            raise DataFileError(
+                f"{file_name}: '{declared}' is not an encoding a text file is written in. Declare the file's own, "
+                "e.g. utf-8, cp1252 (Windows, Western Europe) or latin-1."
+            )
         return declared
     found = _self_declared(sample)
     if found is None:

@@ -80,16 +80,18 @@ class DatasetDescription:
 
 
 def _encoding(value: Any) -> str | None:
-    """A text encoding Python knows (cp1252, latin-1, utf-8, …), or None."""
+    """An encoding a text file is written in (cp1252, latin-1, utf-8, …: ``io.is_file_encoding``), or None."""
+    from workbench.core.data.io import is_file_encoding
+
     if value is None:
         return None
-    try:
-        "a".encode(value if isinstance(value, str) else "")  # a text encoding (codecs also knows base64, zlib, …)
-    except LookupError:
+    if not is_file_encoding(value):  # also codecs Python knows that are no file's (base64, unicode_escape, idna)
         raise PlanError(
-            f"The dataset's encoding {value!r} is not a text encoding this program knows. Use a name such as "
-            "utf-8, cp1252 (Windows, Western Europe) or latin-1."
-        ) from None
+            f"The dataset's encoding {value!r} (the plan's dataset.encoding) is not a text encoding a file is "
+            "written in. Write the file's own there, such as \"utf-8\", \"cp1252\" (Windows, Western Europe) or "
+            "\"latin-1\", or leave it out for UTF-8 (or the encoding the file's byte-order mark names).",
+            place=Place("data", "encoding"),
+        )
     return value
 
 
