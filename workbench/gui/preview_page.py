@@ -162,10 +162,19 @@ class PreviewPage(QWidget):
         self.plot.setLabel("left", PROBABILITY)
         self.plot.setMinimumHeight(220)
         # one curve and two lines, updated in place (clearing and re-adding items on every slider
-        # move is slow, and crashed PySide6 with pyqtgraph in a refcount error)
-        self.curve = self.plot.plot([], [], pen=pg.mkPen("#2c6fbb", width=2), fillLevel=0, brush=(44, 111, 187, 60))
-        self.edges = [self.plot.addLine(x=0, pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine)) for _ in range(2)]
+        # move is slow, and crashed PySide6 with pyqtgraph in a refcount error); no dynamic range limit, which
+        # handed the curve its data a second time at every change of range, for coordinates far off the view
+        # that this plot never has (its range is set to its data)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen("#2c6fbb", width=2), fillLevel=0, brush=(44, 111, 187, 60),
+                                    dynamicRangeLimit=None)
+        # the red lines at ± the error: two segments of one item, reaching past the plot's range. Two InfiniteLines
+        # found their new extent while being painted, after each move, and had the plot painted a second time
+        self.edges = self.plot.plot([], [], pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine), connect="pairs",
+                                    dynamicRangeLimit=None)
         self.plot.disableAutoRange()  # the range is set with the data: auto-ranging re-measured every item per move
+        # the probability axis widens for longer tick labels and no longer narrows again: narrowing re-laid the
+        # plot out and painted it a second time on many moves (and shifted it sideways under the slider)
+        self.plot.getAxis("left").setStyle(autoReduceTextSpace=False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot_title = QLabel("Select a statistic to see its noise.")
         self.plot_title.setWordWrap(True)  # unwrapped, a long title widened the window past the screen (issue 19, 6)
@@ -552,10 +561,9 @@ class PreviewPage(QWidget):
         steps = np.linspace(-span, span, 401)
         probability = noise_probability(kind, preview.scale, steps)
         self.curve.setData(steps, probability)
-        self.plot.setRange(xRange=(-span, span), yRange=(0.0, float(probability.max()) * 1.05), padding=0.02)
-        for line, edge in zip(self.edges, (-preview.per_cell, preview.per_cell)):
-            line.setValue(edge)
-            line.show()
+        top = float(probability.max()) * 1.05
+        self.plot.setRange(xRange=(-span, span), yRange=(0.0, top), padding=0.02)
+        self._show_edges(preview.per_cell, top)
         self._label_axis("bottom", STATISTIC_AXIS)
         self._label_axis("left", PROBABILITY)
         # its own ε and δ, as every statistic's title states them (δ where it is not 0), and ρ, what OpenDP spends
@@ -572,8 +580,11 @@ class PreviewPage(QWidget):
 
     def _clear_plot(self) -> None:
         self.curve.setData([], [])
-        for line in self.edges:
-            line.hide()
+        self.edges.setData([], [])
+
+    def _show_edges(self, edge: float, top: float) -> None:
+        """The red lines at -``edge`` and ``edge``, from below the plot's range to above it (``top`` is its top)."""
+        self.edges.setData([-edge, -edge, edge, edge], [-top, 2 * top, -top, 2 * top])
 
     def _label_axis(self, side: str, text: str) -> None:
         if self.plot.getAxis(side).labelText != text:  # laying the axis out again costs a frame
@@ -603,10 +614,9 @@ class PreviewPage(QWidget):
         # P(noise = k) per unit of the axis: a density where one step k is worth ``unit`` (a sum's fine grid)
         probability = noise_probability(noise.kind.value, noise.scale, steps) / unit
         self.curve.setData(steps * unit, probability)
-        self.plot.setRange(xRange=(-span * unit, span * unit), yRange=(0.0, float(probability.max()) * 1.05), padding=0.02)
-        for line, edge in zip(self.edges, (-halfwidth * unit, halfwidth * unit)):
-            line.setValue(edge)
-            line.show()
+        top = float(probability.max()) * 1.05
+        self.plot.setRange(xRange=(-span * unit, span * unit), yRange=(0.0, top), padding=0.02)
+        self._show_edges(halfwidth * unit, top)
         derived = planned.statistic.computed_from_noisy_sums
         ranks = planned.statistic.error_unit == "ranks"
         self._label_axis("bottom", RANK_AXIS if ranks else SUM_AXIS if derived else STATISTIC_AXIS)
