@@ -300,6 +300,10 @@ def text_encoding(sample: bytes, declared: str | None, file_name: str) -> str:
     if declared == GUESS:
         return detect_encoding(sample)
     if declared:
+        try:
+            codecs.lookup(declared)
+        except LookupError:
+            raise DataFileError(f"{file_name}: unknown text encoding '{declared}'. Use e.g. utf-8 or latin-1.") from None
         if not is_file_encoding(declared):
             raise DataFileError(
                 f"{file_name}: '{declared}' is not an encoding a text file is written in. Declare the file's own, "
