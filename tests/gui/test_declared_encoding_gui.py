@@ -54,3 +54,68 @@ def test_the_curator_declares_another_encoding_and_the_file_is_read_again(window
     window.choose_encoding()
     qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "cp1250", timeout=60_000)
     assert window.document.plan.dataset.encoding == "cp1250"
+
+
+def _towns_plan(tmp_path, data, encoding):
+    """A plan for towns.csv (a histogram of its towns) that declares ``encoding`` (None: declares none)."""
+    from workbench.cli import main
+
+    plan = tmp_path / "towns.plan.json"
+    assert main(["plan-template", str(data), "--out", str(plan), "--name", "Towns"]) == 0
+    written = json.loads(plan.read_text(encoding="utf-8"))
+    columns = {c["name"]: c for c in written["schema"]["columns"]}
+    columns["town"].update(kind="categorical", categories=list(TOWNS), outside="other")
+    written["statistics"] = [{"type": "histogram", "column": "town", "mechanism": "laplace", "epsilon": 1.0}]
+    written["total"] = {"epsilon": 1.0, "delta": 0.0}
+    written["dataset"].pop("encoding", None)
+    if encoding:
+        written["dataset"]["encoding"] = encoding
+    plan.write_text(json.dumps(written), encoding="utf-8")
+    return plan
+
+
+def test_a_table_read_in_another_encoding_than_the_plan_declares_is_not_released(window, qtbot, tmp_path, warnings,
+                                                                                  private_ledger, capsys):
+    data = _towns(tmp_path, "towns.csv", "cp1252")
+    plan = _towns_plan(tmp_path, data, "utf-8")  # wrong: the file is cp1252, and a release reads it as UTF-8
+    capsys.readouterr()
+    assert _open(window, qtbot, data).encoding == "cp1252"  # guessed, to show it
+    assert window.open_plan(plan)
+    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)  # read again in UTF-8: refused
+    assert [title for title, _ in warnings] == ["The file cannot be opened"]
+    assert window.document.table.encoding == "cp1252" and window.document.plan.dataset.encoding == "utf-8"
+    problems = window.document.problems()
+    assert len(problems) == 1 and "cp1252" in problems[0] and "utf-8" in problems[0]
+    assert "File > Text encoding…" in problems[0]
+    from workbench.gui.fix_places import place_of
+
+    assert place_of(problems[0], window.document.plan).control == "encoding"
+    page = window.release_page
+    window.tabs.setCurrentWidget(page)
+    assert not page.release_button.isEnabled() and "File &gt; Text encoding…" in page.status.text()
+    page.ask = False
+    page.confirm_and_release()
+    page.start_release()  # even asked directly, it refuses
+    assert page.task is None and page.result is None
+    assert not private_ledger.exists() or not __import__("workbench.core.release.ledger", fromlist=["Ledger"]).Ledger(
+        private_ledger).has_dataset("Towns")
+
+
+def test_declaring_the_encoding_the_file_is_in_lets_it_be_released(window, qtbot, tmp_path, warnings, monkeypatch):
+    from workbench.gui import main_window
+
+    data = _towns(tmp_path, "towns.csv", "cp1252")
+    _open(window, qtbot, data)
+    assert window.open_plan(_towns_plan(tmp_path, data, "utf-8"))
+    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
+    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("cp1252", True))
+    window.choose_encoding()  # the file whose reading failed, read again in the encoding chosen
+    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
+    assert window.document.plan.dataset.encoding == "cp1252" and window.document.problems() == []
+    assert window.document.dirty
+    page = window.release_page
+    window.tabs.setCurrentWidget(page)
+    page.ask = False
+    page.confirm_and_release()
+    qtbot.waitUntil(lambda: page.task is None, timeout=60_000)
+    assert page.result is not None

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from workbench.core.data import ColumnProposal, Schema, Table, check_columns_exist, propose_kinds
-from workbench.core.errors import WorkbenchError
+from workbench.core.errors import Place, WorkbenchError
 from workbench.core.privacy import MechanismKind
 from workbench.core.release import NEUTRAL_NAME, Budget, DatasetDescription, ReleasePlan, budget_plan, describe_columns
 from workbench.core.release.template import declarable_encoding
@@ -115,7 +115,26 @@ class PlanDocument(QObject):
         """Everything that stops a release, in words (empty when the plan is sound); each a ``Problem``, which
         carries the core's place for it (``fix_places``)."""
         opened = [] if self.table is not None else [Problem.of("Open the data file (File > Open).")]
-        return opened + self.plan_problems()
+        encoding = self.encoding_problem()
+        return opened + ([encoding] if encoding else []) + self.plan_problems()
+
+    def encoding_problem(self) -> Problem | None:
+        """The open text file was read in another encoding than the plan declares: the release would release that
+        table, not the file as the plan (and the command line) reads it, so it is refused until they agree."""
+        table = self.table
+        if table is None or table.file_format != "text" or not table.encoding:
+            return None
+        declared = self.plan.dataset.encoding
+        differs = reads_differently(table, declared) if declared else declarable_encoding(table) is not None
+        if not differs:
+            return None
+        return Problem.of(WorkbenchError(
+            f"{table.source.name} is shown read as {table.encoding}, but the plan declares "
+            f"{declared or 'no encoding (so UTF-8)'}, and a release reads the file as its plan declares. Choose the "
+            "file's encoding with File > Text encoding… (the file is read again in it, and the plan declares it), "
+            "or correct \"encoding\" in the plan's dataset and open the plan again.",
+            place=Place("data", "encoding")))
+
 
     def plan_problems(self) -> list[str]:
         """What is wrong with the plan itself, or with the plan for the open table (``Problem``s)."""

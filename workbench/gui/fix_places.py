@@ -64,6 +64,8 @@ def place_of(problem: str | WorkbenchError, plan: ReleasePlan) -> Place:
 def _from_core(place: CorePlace, plan: ReleasePlan) -> Place:
     """The app's place (tab, control, words) for the core's."""
     step = STEPS.index(place.step)
+    if place.step == "data" and place.field == "encoding":  # File > Text encoding… reads it again, not another file
+        return Place(0, "the text file's encoding (File > Text encoding…)", "encoding")
     if place.step == "data":
         return Place(0, "the data file", "file")
     if place.step == "unit":

@@ -297,6 +297,8 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(place.step)
         if place.control == "file":
             self.choose_file()
+        elif place.control == "encoding":
+            self.choose_encoding()
         elif place.step == 1:
             self.unit_page.focus_first()
         elif place.step == 2 and place.column is not None:

@@ -306,8 +306,13 @@ class ReleasePage(QWidget):
         self.start_release()
 
     def start_release(self) -> None:
+        """Release in the background. A text file is read as the plan declares: a table shown read in another
+        encoding is refused (``PlanDocument.encoding_problem``), before anything is charged."""
         table, plan = self.document.table, self.document.budgeted()
         assert table is not None
+        if self.document.encoding_problem() is not None:
+            self.refresh()  # the problem is listed, with File > Text encoding… to fix it
+            return
         location, budget = chosen_location(), self.dataset_budget()
 
         def run() -> Release:
@@ -321,7 +326,8 @@ class ReleasePage(QWidget):
                     task.commit()
                 return release(table, plan, ledger, dataset_budget=None if known else budget, progress=words,
                                before_charge=task.commit if synthetic else None)
-            source = file_source(table.source, delimiter=table.delimiter, encoding=table.encoding)
+            # the plan's encoding, as the command line reads it (the table shown was read in the same one)
+            source = file_source(table.source, delimiter=table.delimiter, encoding=plan.dataset.encoding)
             with OutOfCoreData(source, plan.used_schema(), progress=task.report) as data:
                 if not synthetic:
                     task.commit()  # the file is read; from here the release is charged and shown, not stopped
