@@ -83,6 +83,7 @@ def test_a_table_read_in_another_encoding_than_the_plan_declares_is_not_released
     assert window.open_plan(plan)
     qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)  # read again in UTF-8: refused
     assert [title for title, _ in warnings] == ["The file cannot be opened"]
+    assert "File > Text encoding…" in warnings[0][1]
     assert window.document.table.encoding == "cp1252" and window.document.plan.dataset.encoding == "utf-8"
     problems = window.document.problems()
     assert len(problems) == 1 and "cp1252" in problems[0] and "utf-8" in problems[0]
@@ -119,3 +120,71 @@ def test_declaring_the_encoding_the_file_is_in_lets_it_be_released(window, qtbot
     page.confirm_and_release()
     qtbot.waitUntil(lambda: page.task is None, timeout=60_000)
     assert page.result is not None
+
+
+def test_an_encoding_is_declared_only_once_the_file_reads_in_it(window, qtbot, tmp_path, monkeypatch, warnings):
+    from workbench.gui import main_window
+
+    path = _towns(tmp_path, "west.csv", "cp1252")
+    table = _open(window, qtbot, path)
+    for chosen in ("base64", "no-such-encoding"):  # not a text encoding; not one at all: refused, nothing read
+        monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, c=chosen, **k: (c, True))
+        window.choose_encoding()
+        assert window.loading is None and window.document.plan.dataset.encoding == "cp1252"
+    assert [title for title, _ in warnings] == ["Text encoding", "Text encoding"]
+    assert "not a text encoding" in warnings[0][1]
+    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("utf-8", True))
+    window.choose_encoding()  # a text encoding the file is not in: the reading fails, nothing is declared
+    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
+    assert warnings[-1][0] == "The file cannot be opened"
+    assert window.document.table is table and window.document.plan.dataset.encoding == "cp1252"
+    saved = tmp_path / "saved.plan.json"
+    window.document.save_plan(saved)
+    assert ReleasePlan.load(saved).dataset.encoding == "cp1252"
+
+
+def test_a_file_that_fails_to_open_for_its_encoding_can_be_read_in_another(window, qtbot, tmp_path, monkeypatch,
+                                                                           warnings):
+    from workbench.gui import main_window
+
+    path = tmp_path / "late.csv"  # UTF-8 (plain ASCII) for its first megabytes, then one Windows-1252 byte
+    path.write_bytes(("id,town\n" + "".join(f"{i},Koln\n" for i in range(200_000))).encode()
+                     + "9,Köln\n".encode("cp1252"))
+    window.open_path(path)
+    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
+    assert [title for title, _ in warnings] == ["The file cannot be opened"]
+    assert "File > Text encoding…" in warnings[0][1] and window.document.table is None
+    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("cp1252", True))
+    window.choose_encoding()
+    qtbot.waitUntil(lambda: window.loading is None and window.document.table is not None, timeout=60_000)
+    table = window.document.table
+    assert table.source == path and table.encoding == "cp1252" and table.frame["town"].iloc[-1] == "Köln"
+    assert window.document.plan.dataset.encoding == "cp1252" and len(warnings) == 1
+
+
+def test_an_encoding_declared_for_one_file_is_not_the_next_files(window, qtbot, tmp_path, monkeypatch):
+    from workbench.gui import main_window
+
+    west = _towns(tmp_path, "west.csv", "cp1252")
+    _open(window, qtbot, west)
+    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("latin-1", True))
+    window.choose_encoding()
+    qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "latin-1", timeout=60_000)
+    second = _open(window, qtbot, _towns(tmp_path, "utf8.csv", "utf-8"))
+    assert second.encoding == "utf-8" and list(second.frame["town"][:3]) == list(TOWNS)
+    assert window.document.plan.dataset.encoding is None
+    assert _open(window, qtbot, west).encoding == "cp1252"  # guessed afresh too: the declaration was for the other
+
+
+def test_guessing_again_after_declaring(window, qtbot, tmp_path, monkeypatch):
+    from workbench.gui import main_window
+
+    _open(window, qtbot, _towns(tmp_path, "west.csv", "cp1252"))
+    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("latin-1", True))
+    window.choose_encoding()
+    qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "latin-1", timeout=60_000)
+    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: (main_window.GUESS_CHOICE, True))
+    window.choose_encoding()
+    qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "cp1252", timeout=60_000)
+    assert window.document.plan.dataset.encoding == "cp1252"
+

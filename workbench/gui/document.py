@@ -38,7 +38,10 @@ class PlanDocument(QObject):
         self.table: Table | None = None
         self.path: Path | None = None  # where the plan was saved or opened
         self.dirty = False
-        self.declared_encoding: str | None = None  # a text file's encoding as an opened plan declares it (not guessed)
+        # a text file's encoding as an opened plan or File > Text encoding… declares it (not guessed), and the file it
+        # is declared for (None: a plan opened before its file, so the next text file opened); any other file is guessed
+        self.declared_encoding: str | None = None
+        self.declared_for: Path | None = None
         self.confidence = 0.95
         self._budgeted: tuple[ReleasePlan, ReleasePlan] | None = None  # the last plan and its budgeted form
         self.history = QUndoStack(self)  # the edits of steps 2 to 5, for Edit > Undo and Redo
@@ -54,8 +57,9 @@ class PlanDocument(QObject):
         self.changed.emit()
 
     def set_table(self, table: Table, proposals: Sequence[ColumnProposal] | None = None) -> None:
-        """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh; record a text
-        file's encoding unless the plan declared one (the window then reads the file in that)."""
+        """Use ``table``; keep the plan's descriptions of columns it has, describe the others afresh. A text file's
+        encoding: the one declared for it, else the one it was read in (guessed in step 1, which the curator saw);
+        a declaration for another file is dropped, since that file's encoding says nothing about this one's."""
         self.table = table
         known = {spec.name: spec for spec in self.plan.schema.columns}
         proposed = describe_columns(proposals if proposals is not None else propose_kinds(table))
@@ -63,26 +67,33 @@ class PlanDocument(QObject):
         absent = tuple(spec for spec in self.plan.schema.columns if spec.name not in table.columns)
         columns = described + absent  # a plan for other data keeps its columns; the release step says so
         dataset = self.plan.dataset
-        if table.file_format == "text" and self.declared_encoding is None:
-            # the encoding guessed in step 1, which the curator saw, is the one the plan declares and the release reads
-            dataset = replace(dataset, encoding=declarable_encoding(table))
+        if table.file_format == "text":
+            declared = self.encoding_for(table.source)
+            self.declared_encoding, self.declared_for = declared, table.source if declared else None
+            dataset = replace(dataset, encoding=declared or declarable_encoding(table))
         self.plan = replace(self.plan, dataset=dataset,  # the name is the user's
                             schema=replace(self.plan.schema, columns=columns))
         self.history.clear()  # another table: undoing into the last one's descriptions would mislead
         self.dirty = True
         self.changed.emit()
 
-    def declare_encoding(self, encoding: str) -> None:
-        """The curator says which encoding the text file is in: the plan declares it, and the window reads the
-        file again in it."""
-        self.declared_encoding = encoding
-        self.plan = replace(self.plan, dataset=replace(self.plan.dataset, encoding=encoding))
-        self.dirty = True
-        self.changed.emit()
+    def encoding_for(self, path: Path) -> str | None:
+        """The encoding declared for the text file ``path``; None: none is, and step 1 guesses it."""
+        if self.declared_encoding is None:
+            return None
+        if self.declared_for is not None and not _same_file(self.declared_for, path):
+            return None
+        return self.declared_encoding
+
+    def declare_encoding(self, encoding: str | None, path: Path) -> None:
+        """The curator says which encoding the text file ``path`` is in (None: guess it again); called once the file
+        has been read in it, just before ``set_table`` shows it, which records it in the plan (a failed reading
+        declares nothing)."""
+        self.declared_encoding, self.declared_for = encoding, path if encoding else None
 
     def open_plan(self, path: Path) -> None:
         self.plan = ReleasePlan.load(path)
-        self.declared_encoding = self.plan.dataset.encoding
+        self.declared_encoding, self.declared_for = self.plan.dataset.encoding, None  # the window says for which file
         self.history.clear()
         self.path, self.dirty = path, False
         self.changed.emit()
@@ -135,7 +146,6 @@ class PlanDocument(QObject):
             "or correct \"encoding\" in the plan's dataset and open the plan again.",
             place=Place("data", "encoding")))
 
-
     def plan_problems(self) -> list[str]:
         """What is wrong with the plan itself, or with the plan for the open table (``Problem``s)."""
         problems = []
@@ -186,3 +196,10 @@ def reads_differently(table: Table, encoding: str | None) -> bool:
     if table.file_format != "text" or not encoding or not table.encoding:
         return False
     return codecs.lookup(table.encoding).name != codecs.lookup(encoding).name
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return first.resolve() == second.resolve()
+    except OSError:
+        return first == second

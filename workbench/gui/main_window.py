@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 RECENT_KEY, RECENT_MAX = "recent_files", 8
 PLAN_SUFFIX = ".json"
+GUESS_CHOICE = "Guess from its content (as when it was opened)"  # File > Text encoding…'s way back to a guess
 STEPS = (
     ("&1 Data", "The table you opened"),
     ("&2 Who is protected", "One row, or a person with several rows; which neighbours"),
@@ -84,6 +85,7 @@ class MainWindow(QMainWindow):
         self.loading: Task | None = None
         self.settings = QSettings("DP Workbench", "DP Workbench")  # recent files; opened once (slow to open)
         self.shown: LoadedTable | None = None  # the table on show, with its proposals
+        self.unreadable: Path | None = None  # a text file that failed to open for its encoding: File > Text encoding…
         self.built = False
         self.resize(1280, 820)
         self.setAcceptDrops(True)
@@ -184,8 +186,10 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(Path(path))
 
-    def open_path(self, path: Path, sheet: str | None = None) -> None:
-        """Load ``path`` off the GUI thread; on a user error show its message and keep the current table."""
+    def open_path(self, path: Path, sheet: str | None = None, encoding: str | None = None) -> None:
+        """Load ``path`` off the GUI thread; on a user error show its message and keep the current table. A text
+        file is read in ``encoding`` (the curator's choice, declared once the file reads in it; ``GUESS``: guessed
+        again), else in the one declared for it, else in the one guessed from its content, to show it."""
         from workbench.core.data import load_sample, load_table
         from workbench.core.data.engines import out_of_core_is_needed
         from workbench.gui.data_page import LoadedTable
@@ -196,13 +200,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Loading {path}…")
         from workbench.core.data.io import GUESS
 
-        encoding = self.document.declared_encoding or GUESS  # an opened plan's, else guessed for the curator to see
+        chosen = encoding
+        read_in = chosen or self.document.encoding_for(path) or GUESS  # declared, else guessed for the curator to see
         if out_of_core_is_needed(path):  # too large for memory: its first rows, and the release reads the file
-            task = Task(lambda: LoadedTable.of(load_sample(path, encoding=encoding)))
+            task = Task(lambda: LoadedTable.of(load_sample(path, encoding=read_in)))
         else:
-            task = Task(lambda: LoadedTable.of(load_table(path, sheet=sheet, encoding=encoding, progress=task.report)))
+            task = Task(lambda: LoadedTable.of(load_table(path, sheet=sheet, encoding=read_in, progress=task.report)))
         task.progress.connect(self.data_page.show_progress)
-        task.finished.connect(lambda table: self._loaded(task, table))
+        task.finished.connect(lambda table: self._loaded(task, table, chosen))
         task.failed.connect(lambda exc: self._load_failed(task, path, exc))
         self.loading = task
         task.start()
@@ -211,30 +216,37 @@ class MainWindow(QMainWindow):
                  "shift_jis", "gb18030")
 
     def choose_encoding(self) -> None:
-        """Declare the text file's encoding (when step 1's guess reads accented letters wrongly): the plan records
-        it, the file is read again in it, and the release reads it so."""
-        import codecs
+        """Declare the text file's encoding (when step 1's guess reads accented letters wrongly, or the file could
+        not be opened in it): the file is read again in it, and once it reads, the plan records it and the release
+        reads it so. The file is the one that just failed to open for its encoding, else the one on show."""
+        from workbench.core.data.io import GUESS
 
-        table = self.shown.table if self.shown is not None else None
-        if table is None or table.file_format != "text":
+        shown = self.shown.table if self.shown is not None else None
+        path = self.unreadable or (shown.source if shown is not None and shown.file_format == "text" else None)
+        if path is None:
             QMessageBox.information(self, "Text encoding", "Open a CSV or TSV file first: only a text file has an "
                                     "encoding to declare.")
             return
-        current = self.document.declared_encoding or table.encoding or "utf-8"
-        choices = list(dict.fromkeys((current, *self.ENCODINGS)))
+        now = shown.encoding if shown is not None and shown.source == path else None
+        current = now or self.document.encoding_for(path)  # what step 1 shows, else the encoding declared
+        choices = list(dict.fromkeys((*([current] if current else []), *self.ENCODINGS, GUESS_CHOICE)))
+        how = f"(Now read as {now}.)" if now else "(It could not be read in the encoding tried.)"
         chosen, ok = QInputDialog.getItem(
-            self, "Text encoding", f"Which encoding is {table.source.name} written in? (Now read as {table.encoding}.) "
-            "The plan records it, and the release reads the file in it.", choices, 0, True)
-        if not ok or not chosen.strip():
+            self, "Text encoding", f"Which encoding is {path.name} written in? {how} It is read again in the one you "
+            "choose; the plan then records it, and the release reads the file in it.", choices, 0, True)
+        chosen = chosen.strip()
+        if not ok or not chosen:
+            return
+        if chosen == GUESS_CHOICE:
+            self.open_path(path, encoding=GUESS)
             return
         try:
-            codecs.lookup(chosen.strip())
+            "a".encode(chosen)  # a text encoding: codecs also knows base64, zlib, …, which a plan cannot declare
         except LookupError:
-            QMessageBox.warning(self, "Text encoding", f"'{chosen}' is not an encoding this program knows. Choose one "
-                                "from the list (cp1252 is Windows' Western European one).")
+            QMessageBox.warning(self, "Text encoding", f"'{chosen}' is not a text encoding this program knows. Choose "
+                                "one from the list (cp1252 is Windows' Western European one).")
             return
-        self.document.declare_encoding(chosen.strip())
-        self.open_path(table.source)
+        self.open_path(path, encoding=chosen)
 
     def cancel_loading(self) -> None:
         if self.loading is not None:
@@ -247,10 +259,16 @@ class MainWindow(QMainWindow):
         else:
             self.data_page.show_welcome()
 
-    def _loaded(self, task: Task, loaded: LoadedTable) -> None:
+    def _loaded(self, task: Task, loaded: LoadedTable, chosen: str | None = None) -> None:
+        """Show a table read; one read in an encoding the curator chose declares it (GUESS: none, guessed again)."""
         if task is not self.loading:
             return
+        from workbench.core.data.io import GUESS
+
         self.loading = None
+        self.unreadable = None
+        if chosen is not None and loaded.table.file_format == "text":
+            self.document.declare_encoding(None if chosen == GUESS else chosen, loaded.table.source)
         self.show_table(loaded)
 
     def _load_failed(self, task: Task, path: Path, exc: BaseException) -> None:
@@ -275,6 +293,13 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"{path.name} was not opened: no sheet chosen.")
             return
         message = str(exc) if isinstance(exc, WorkbenchError) else f"{path.name} could not be read: {exc}"
+        from workbench.core.data.io import TEXT_SUFFIXES
+
+        self.unreadable = None
+        if isinstance(exc, WorkbenchError) and path.suffix.lower() in TEXT_SUFFIXES and "encoding" in message:
+            self.unreadable = path  # File > Text encoding… reads this file again, in the encoding chosen
+            message += ("\n\nIn this app, choose its encoding with File > Text encoding…: the file is read again in "
+                        "it, and once it reads, the plan declares it.")
         self.statusBar().showMessage(f"{path.name} was not opened.")
         QMessageBox.warning(self, "The file cannot be opened", message)
 
@@ -399,10 +424,13 @@ class MainWindow(QMainWindow):
         from workbench.gui.document import reads_differently
 
         message = f"Opened the plan {path}"
-        if self.shown is not None and reads_differently(self.shown.table, self.document.declared_encoding):
+        shown = self.shown.table if self.shown is not None else None
+        if shown is not None and shown.file_format == "text" and self.document.declared_encoding:
+            self.document.declared_for = shown.source  # the plan is taken to be this file's; another is guessed
+        if shown is not None and reads_differently(shown, self.document.declared_encoding):
             # the plan declares another encoding than the file was read in: read it again as the release will
-            self.open_path(self.shown.table.source)
-            message += f"; reading {self.shown.table.source.name} again in {self.document.declared_encoding}, as it declares"
+            self.open_path(shown.source)
+            message += f"; reading {shown.source.name} again in {self.document.declared_encoding}, as it declares"
         elif self.shown is not None:
             self.document.set_table(self.shown.table, self.shown.proposals)  # describe columns the plan does not mention
             self.document.dirty = False
