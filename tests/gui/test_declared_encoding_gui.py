@@ -188,3 +188,13 @@ def test_guessing_again_after_declaring(window, qtbot, tmp_path, monkeypatch):
     qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "cp1252", timeout=60_000)
     assert window.document.plan.dataset.encoding == "cp1252"
 
+
+def test_a_plan_that_declares_no_encoding_gains_the_shown_ones_as_an_unsaved_change(window, qtbot, tmp_path,
+                                                                                   warnings):
+    data = _towns(tmp_path, "towns.csv", "cp1252")
+    plan = _towns_plan(tmp_path, data, None)
+    _open(window, qtbot, data)
+    assert window.open_plan(plan) and warnings == []
+    assert window.document.plan.dataset.encoding == "cp1252" and window.document.dirty
+    assert window.windowTitle().startswith("towns.plan.json *")
+    assert window.save_plan() and ReleasePlan.load(plan).dataset.encoding == "cp1252"

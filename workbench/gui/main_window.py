@@ -432,8 +432,15 @@ class MainWindow(QMainWindow):
             self.open_path(shown.source)
             message += f"; reading {shown.source.name} again in {self.document.declared_encoding}, as it declares"
         elif self.shown is not None:
+            declared = self.document.plan.dataset.encoding
             self.document.set_table(self.shown.table, self.shown.proposals)  # describe columns the plan does not mention
-            self.document.dirty = False
+            gained = self.document.plan.dataset.encoding
+            # describing columns is no change to save; an encoding the plan did not declare is (the release reads it)
+            self.document.dirty = gained != declared
+            if gained != declared:
+                message += (f"; it now declares the encoding {gained}, which {shown.source.name} is shown read in: "
+                            "save the plan to keep it")
+            self._update_title()
         self.statusBar().showMessage(message)
         self._remember(path)
         problems = self.document.plan_problems()
