@@ -98,8 +98,9 @@ def test_a_table_read_in_another_encoding_than_the_plan_declares_is_not_released
     page.confirm_and_release()
     page.start_release()  # even asked directly, it refuses
     assert page.task is None and page.result is None
-    assert not private_ledger.exists() or not __import__("workbench.core.release.ledger", fromlist=["Ledger"]).Ledger(
-        private_ledger).has_dataset("Towns")
+    from workbench.core.release.ledger import Ledger
+
+    assert not private_ledger.exists() or not Ledger(private_ledger).has_dataset("Towns")  # nothing charged
 
 
 def test_declaring_the_encoding_the_file_is_in_lets_it_be_released(window, qtbot, tmp_path, warnings, monkeypatch):
