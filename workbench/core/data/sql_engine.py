@@ -138,7 +138,9 @@ class SqlData:
     @property
     def rows(self) -> int:
         """Rows after the privacy unit is applied. Private: a count must be released with noise."""
-        return int(self._all("SELECT count(*) FROM prepared")[0][0])
+        if self.__dict__.get("_rows") is None:  # asked once: the prepared rows do not change
+            self._rows = int(self._all("SELECT count(*) FROM prepared")[0][0])
+        return self._rows
 
     def aggregate(self, request: Aggregate) -> Answer:
         q = self.dialect.quote
@@ -163,7 +165,7 @@ class SqlData:
 
     def content_digest(self) -> bytes:
         """The digest of the file's content (``fingerprint``), the in-memory engine's for the same table."""
-        count, first, second = self._all(digest_query(self.dialect, "file_rows"))[0]
+        count, first, second = self._file_digest  # added up once, with the count of the file's rows
         return digest([name.strip() for name, _ in self._file_columns], count, first, second)
 
     def category_presence(self, spec: CategoricalColumn) -> CategoryPresence:
@@ -250,7 +252,10 @@ class SqlData:
                     prepared[spec.name] = self._prepared_value(spec, f"dp_n{needed.index(spec.name)}")
             read = f"SELECT {', '.join(kept)} FROM ({read}) AS source {' '.join(joins)}"
         self._store("file_rows", read, progress)
-        if not self._all("SELECT count(*) FROM file_rows")[0][0]:
+        # the rows counted and their hashes added up in one pass (``content_digest``): a pass over the stored rows
+        # is a job of its own on Spark
+        self._file_digest = tuple(self._all(digest_query(d, "file_rows"))[0])
+        if not self._file_digest[0]:
             raise DataFileError(
                 f"{self.source.name}: the file has column names but no rows of data. Check that it is the right file."
             )
@@ -259,6 +264,7 @@ class SqlData:
         if id_column is None:
             columns = [f"{prepared[spec.name]} AS {q(spec.name)}" for spec in used]
             self._view("prepared", f"SELECT {', '.join(columns) or '1 AS _one'} FROM file_rows")
+            self._rows = int(self._file_digest[0])  # one row is one person: every row of the file is kept
             return
         # each person's first k rows in file order, then their categories' bins (a join of a large table may
         # reorder rows, so the bins are looked up once the file's order has been used)
