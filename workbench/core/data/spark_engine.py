@@ -58,6 +58,11 @@ def _java_charset(encoding: str | None) -> str | None:
 
 _SPARK_CHARSETS = {"UTF-8", "UTF-16", "ISO-8859-1"}  # what Spark 4's CSV reader takes without its legacy setting
 _SNIFF_BYTES = 1 << 20  # a text file's first bytes, from which its encoding and delimiter are decided (as io's)
+# Spark's whole-stage code generation compiles the reading and hashing of a file's every column into one Java method
+# too long for the JVM's compiler, which then leaves it interpreted: reading and caching 2,000,000 rows took 100 s of
+# processor time with it and 71 s without it (Spark's own per-expression code generation), so it is off while the
+# file's rows are read and cached, and restored for the aggregates
+_WHOLE_STAGE = "spark.sql.codegen.wholeStage"
 _NOT_TEXT = "dp-workbench: a byte is not text in the file's encoding"  # raised by Spark while reading (``_open``)
 
 
@@ -394,7 +399,11 @@ class SparkData(SqlData):
     def _store(self, name: str, query: str, progress: Progress | None) -> None:
         from pyspark import StorageLevel
 
+        conf = self.spark.conf
+        whole_stage = conf.get(_WHOLE_STAGE, None)
         try:
+            if name == "file_rows":  # the reading and hashing of every value: one very long expression per row
+                conf.set(_WHOLE_STAGE, "false")
             frame = self.spark.sql(query).persist(StorageLevel.MEMORY_AND_DISK)
             frame.createOrReplaceTempView(name)
             self._cached.append(frame)
@@ -407,6 +416,11 @@ class SparkData(SqlData):
                 f"{self.source.name}: Spark could not read and prepare the file ({first_line(exc)}). Check that it is "
                 "complete and that its delimiter and encoding are right (--delimiter, --encoding)."
             ) from None
+        finally:
+            if whole_stage is None:
+                conf.unset(_WHOLE_STAGE)
+            else:
+                conf.set(_WHOLE_STAGE, whole_stage)
         if progress is not None:
             progress(1.0)
 
@@ -414,10 +428,14 @@ class SparkData(SqlData):
         self.spark.sql(query).createOrReplaceTempView(name)
 
     def _lookup(self, columns: dict[str, list]) -> str:
+        from pyspark.sql import functions as F
+
         self._tables += 1
         name = f"dp_lookup_{self._tables}"
         names = list(columns)
-        self.spark.createDataFrame(list(zip(*columns.values())), names).createOrReplaceTempView(name)
+        # marked small: Spark cannot tell the size of a table made here, and would otherwise plan a join with it as a
+        # shuffle of the file's every row (a sort-merge join), found small only once that shuffle has run
+        F.broadcast(self.spark.createDataFrame(list(zip(*columns.values())), names)).createOrReplaceTempView(name)
         return name
 
     def _file_order(self) -> str:
