@@ -94,3 +94,37 @@ def test_every_spelling_of_an_encoding_the_other_engines_take_is_taken_on_spark(
 def test_an_encoding_spark_cannot_read_is_refused_with_what_to_do(tmp_path):
     with pytest.raises(DataFileError, match="not koi8-r. Save the file as UTF-8"):
         spark_source(tmp_path / "towns.csv", encoding="koi8-r")
+
+
+def test_a_named_range_index_of_another_length_than_the_file_is_no_column_on_spark(spark, tmp_path):
+    """As in memory and out of core (test_read_alike_review): pandas drops a RangeIndex whose length is not the
+    file's number of rows, so no engine makes up ids for it."""
+    from test_read_alike_review import _range_files
+
+    from workbench.core.errors import WorkbenchError
+
+    paths = _range_files(tmp_path)
+    ids = Schema((NumericColumn("x", 0, 10), NumericColumn("pid", 0, 100)))
+    assert sorted(_prepared(spark, paths["whole"], ids)["pid"].tolist()) == [1, 2, 3, 4, 5, 6]
+    for kind in ("filtered", "doubled"):
+        with pytest.raises(WorkbenchError, match="'pid', which is not in"):
+            _prepared(spark, paths[kind], ids)
+
+
+def test_a_parquet_text_column_not_utf8_is_refused_on_spark_as_by_the_other_engines(spark, tmp_path):
+    """Spark read such bytes as they are and released them; the other engines refuse the file, naming the column
+    and row (io.check_parquet_text): so does Spark now, in the pass that reads the file."""
+    from test_read_alike_review import _not_utf8
+
+    from workbench.core.data.schema import CategoricalColumn, OutsideCategories
+
+    path = tmp_path / "words.parquet"
+    table = pa.table({"n": [1, 2, 3, 4], "word": _not_utf8([b"aa", b"bb", b"aa", b"caf\xe9"]),
+                      "other": _not_utf8([b"aa", b"th\xe9", b"aa", b"bb"])})
+    pq.write_table(table, path, row_group_size=2)
+    schema = Schema((NumericColumn("n", 0, 10), CategoricalColumn("word", ("aa", "bb"), outside=OutsideCategories.OTHER)))
+    with pytest.raises(DataFileError) as refused:
+        _prepared(spark, path, schema)
+    assert str(refused.value).startswith("words.parquet: the column 'word' holds bytes that are not UTF-8 text (row 4")
+    pq.write_table(table.drop_columns(["other"]).slice(0, 3), path)
+    assert sorted(_prepared(spark, path, schema)["n"].tolist()) == [1, 2, 3]

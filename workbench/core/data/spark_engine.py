@@ -64,6 +64,7 @@ _SNIFF_BYTES = 1 << 20  # a text file's first bytes, from which its encoding and
 # file's rows are read and cached, and restored for the aggregates
 _WHOLE_STAGE = "spark.sql.codegen.wholeStage"
 _NOT_TEXT = "dp-workbench: a byte is not text in the file's encoding"  # raised by Spark while reading (``_open``)
+_NOT_UTF8 = "dp-workbench: a Parquet text value is not UTF-8"  # the same, for a Parquet file's text column
 
 
 class SparkDialect(Dialect):
@@ -225,6 +226,14 @@ class SparkData(SqlData):
                 frame = self.spark.read.parquet(location)
                 check_names(list(frame.columns), self.source.name)
                 frame = self._as_stored(frame, location)
+                # a text column holding bytes that are not UTF-8: the other engines refuse the file (io.
+                # check_parquet_text), Spark would read the bytes as they are; refused in the one pass that reads it
+                texts = [name for name, kind in frame.dtypes if kind == "string"]
+                if texts:
+                    bad = F.lit(False)
+                    for name in texts:
+                        bad = bad | ~F.coalesce(F.is_valid_utf8(F.col(self.dialect.quote(name))), F.lit(True))
+                    frame = frame.where(F.when(bad, F.raise_error(F.lit(_NOT_UTF8))).otherwise(F.lit(True)))
             else:
                 self.source = self._text_format(location)
                 charset = _java_charset(self.source.encoding)
@@ -275,7 +284,17 @@ class SparkData(SqlData):
         return replace(self.source, encoding=encoding, delimiter=delimiter)
 
     def _refused(self, exc: BaseException) -> DataFileError | None:
-        """The refusal of a text file Spark found not to be text (``_NOT_TEXT``, raised while reading), else None."""
+        """The refusal of a file Spark found not to be text (``_NOT_TEXT``, ``_NOT_UTF8``: raised while reading), else
+        None. A Parquet file here is named with the column and row the other engines name (``io``'s refusal)."""
+        if _NOT_UTF8 in str(exc):
+            from workbench.core.data.io import parquet_not_text, parquet_text_refusal
+
+            path = Path(self.source.path)
+            refusal = parquet_text_refusal(path, self.source.name) if path.is_file() else None
+            if refusal is not None:
+                return refusal
+            return DataFileError(str(parquet_not_text(self.source.name, "?")).replace(
+                "the column '?' holds", "a text column holds"))
         if _NOT_TEXT not in str(exc):
             return None
         encoding = self.source.encoding or "utf-8"
@@ -319,17 +338,21 @@ class SparkData(SqlData):
         finally:
             stream.close()
 
-    def _pandas_metadata(self, location: str) -> list[tuple[str, dict[bytes, bytes] | None]]:
+    def _pandas_metadata(self, location: str) -> list[tuple[str, dict[bytes, bytes] | None, int]]:
         """Each Parquet data file's name (as Spark's ``_metadata.file_name`` spells it: percent-encoded) and pandas
         metadata (as a schema's ``metadata``), from its footer, read where Spark reads the file (through its Hadoop
-        file system). Every data file's: pandas decides by the ids themselves whether a named index is stored as a
-        column or as a RangeIndex in the metadata alone, so a folder's files may differ by one person."""
+        file system), and its number of rows (a RangeIndex of another length is no column, as pandas reads it).
+        Every data file's: pandas decides by the ids themselves whether a named index is stored as a column or as a
+        RangeIndex in the metadata alone, so a folder's files may differ by one person."""
         jvm = getattr(self.spark, "_jvm", None)
         if jvm is None:  # a Spark Connect session: the file is read here, if it is here
             import pyarrow.parquet as pq
 
             path = Path(location)
-            return [(path.name, pq.read_schema(path).metadata)] if path.is_file() else []
+            if not path.is_file():
+                return []
+            footer = pq.read_metadata(path)
+            return [(path.name, footer.schema.to_arrow_schema().metadata, footer.num_rows)]
         conf, _, parts = self._data_files(location)
         parquet = jvm.org.apache.parquet.hadoop
         found = []
@@ -337,10 +360,11 @@ class SparkData(SqlData):
             reader = parquet.ParquetFileReader.open(parquet.util.HadoopInputFile.fromPath(path, conf))
             try:
                 text = reader.getFooter().getFileMetaData().getKeyValueMetaData().get("pandas")
+                rows = int(reader.getRecordCount())
             finally:
                 reader.close()
             name = str(path.toUri().getRawPath()).rsplit("/", 1)[-1]
-            found.append((name, {b"pandas": str(text).encode()} if text is not None else None))
+            found.append((name, {b"pandas": str(text).encode()} if text is not None else None, rows))
         return found
 
     def _as_stored(self, frame: Any, location: str) -> Any:
@@ -354,8 +378,8 @@ class SparkData(SqlData):
         found = self._pandas_metadata(location)
         if not found:
             return frame
-        labels = sorted({label for _, metadata in found for label in pandas_row_labels(metadata)})
-        numbered = {name: pandas_range_index(metadata) for name, metadata in found}
+        labels = sorted({label for _, metadata, _ in found for label in pandas_row_labels(metadata)})
+        numbered = {name: pandas_range_index(metadata, rows=rows) for name, metadata, rows in found}
         names = {entry[0] if entry else None for entry in numbered.values()}
         if names != {None}:
             if len(names) != 1:
