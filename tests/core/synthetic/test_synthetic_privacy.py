@@ -58,9 +58,14 @@ def _samples(extra_person: bool, tmp_path) -> np.ndarray:
     cost = cost_of(MechanismKind.GAUSSIAN, EPSILON, DELTA)
     inputs = measurement_inputs(axes, SCHEMA, cost)
     keys = {name: _with_null(pl.Series(name, cells, dtype=pl.UInt32)) for name, cells in inputs.keys.items()}
+    plan = _lazyframe_from_domain(inputs.domain)
+    for name, cuts in inputs.cuts.items():  # as make_contingency_table cuts a column: c bins, labelled
+        labels = [f"({low}, {high}]" for low, high in zip(["-inf", *cuts], [*cuts, "inf"])]
+        keys[name] = pl.Series(name, labels)
+        plan = plan.with_columns(pl.col(name).cut(pl.Series(name, cuts, dtype=pl.UInt32), labels=labels))
     oneway, _scale, _ = _make_oneway_marginals(
         inputs.domain, inputs.metric, inputs.measure, d_in=inputs.d_in, d_out=inputs.budget / 2, keys=keys,
-        plan=_lazyframe_from_domain(inputs.domain), unknown_only=False, has_prior_total=False)
+        plan=plan, unknown_only=False, has_prior_total=False)
     rows = _rows_frame(_joint_counts(prepare(_table(extra_person, tmp_path / "t.csv"), SCHEMA), axes), axes)
     out = []
     for _ in range(SAMPLES):

@@ -10,15 +10,15 @@
    all of its values, which DESIGN rule 3 forbids), and a file larger than memory is aggregated by DuckDB
    or Spark without being loaded.
 2. **The measurement.** ``opendp.extras.mbi.make_contingency_table`` with every column's public cells as
-   keys (so no key is discovered from the data, and the release is pure zCDP or pure ε-DP), MST or AIM, a
-   person's distance of k rows (2k under substitute). Its privacy map is OpenDP's; the map is checked
-   against the budget before the data are touched. Relationships the user asked to keep are measured
-   first (``Fixed``), then the algorithm chooses the rest (``Sequential``).
+   cuts of its cell numbers (so no cell is discovered from the data, and the release is pure zCDP or pure
+   ε-DP), MST or AIM, a person's distance of k rows (2k under substitute). Its privacy map is OpenDP's; the
+   map is checked against the budget before the data are touched. Relationships the user asked to keep are
+   measured first (``Fixed``), then the algorithm chooses the rest (``Sequential``).
 3. **The rows** are drawn from the fitted Private-PGM model (post-processing), by controlled rounding along its
-   junction tree (``_draw``: Private-PGM 1.1.0's own draw has two faults, fixed after that release). OpenDP adds
-   a cell for a missing value to every column; no prepared row has one, so the model is conditioned on every value
-   lying in its public cells before rows are drawn. A numeric cell is written as its interval, or as a value
-   drawn uniformly inside it.
+   junction tree (``_draw``: Private-PGM 1.1.0's own draw has two faults, fixed after that release). The model
+   has only the columns' public cells (OpenDP adds a missing-value cell to a keyed column only: such a column is
+   conditioned on lying in its public cells before rows are drawn). A numeric cell is written as its interval,
+   or as a value drawn uniformly inside it.
 4. **Quality**: for every one-way marginal and every marginal the algorithm measured, the total variation
    distance between the synthetic rows' marginal and the noisy measured one (both are DP outputs: no
    private value is compared). The private rows are never compared with anything.
@@ -75,10 +75,24 @@ def _rows_frame(answer: Answer, axes: tuple[Axis, ...]):
                         for axis, stride, size in zip(axes, strides, sizes)])
 
 
+MST_FIT_ITERATIONS = 3000  # Private-PGM's mirror descent: its default of 1000 stops before the fit converges
+
+
+def _fitted(domain, loss_fn, *, potentials=None):
+    """The model fitted to the noisy marginals (post-processing), by Private-PGM's mirror descent as OpenDP's default
+    estimator runs it, with 3,000 iterations rather than 1,000. Measured on the benchmark's survey (100,000 rows, 8
+    columns, ε = 1, the same noisy marginals refitted): the one-way marginals' distance to the real table fell by 4
+    to 18% (1,000 iterations leave the fit short of its optimum; 10,000 gave no more), for about 0.3 ms an
+    iteration, where compiling the fit takes seconds. For MST only: AIM fits again after every round."""
+    from mbi.estimation import mirror_descent
+
+    return mirror_descent(domain, loss_fn, potentials=potentials, iters=MST_FIT_ITERATIONS)
+
+
 def _algorithm(table: SyntheticTable):
     from opendp.extras import mbi
 
-    chosen = mbi.MST() if table.algorithm == "mst" else mbi.AIM()
+    chosen = mbi.MST(estimator=_fitted) if table.algorithm == "mst" else mbi.AIM()
     if not table.keep:
         return chosen
     fixed = mbi.Fixed(queries=[mbi.Count(group) for group in table.keep])
@@ -88,13 +102,22 @@ def _algorithm(table: SyntheticTable):
 @dataclass(frozen=True)
 class MeasurementInputs:
     """What OpenDP's measurement is built from, all public: the domain of rows of cell numbers, the distance one
-    person moves them (k rows, 2k under substitute), the measure and budget, each column's keys (its cells)."""
+    person moves them (k rows, 2k under substitute), the measure and budget, and each column's cells as ``cuts``
+    (cell numbers 0…c−1 cut after 0, 1, …, c−2: c bins) or, for a column of one cell, as ``keys``.
+
+    Cuts rather than keys because OpenDP adds a cell for a missing value to every keyed column and measures it with
+    the others; no prepared row is missing, so that cell is noise alone, in every marginal the column is in (a
+    two-way marginal of 5 × 5 cells measured as 6 × 6), and the fitted model spreads that noise over the real
+    cells. A cut column has exactly its c cells. Measured on the benchmark's survey: the one-way marginals' distance
+    to the real table fell by about a tenth. The privacy map is the same (each row is in one cell of each
+    marginal either way)."""
 
     domain: Any
     metric: Any
     measure: Any
     d_in: list
     budget: float
+    cuts: dict[str, list[int]]
     keys: dict[str, list[int]]
 
 
@@ -113,7 +136,8 @@ def measurement_inputs(axes: tuple[Axis, ...], schema: Schema, cost: SyntheticCo
         measure=zero_concentrated_divergence() if cost.rho is not None else max_divergence(),
         d_in=[Bound(per_group=rows_per_person(schema))],
         budget=cost.budget,
-        keys={a.name: list(range(len(a.labels))) for a in axes},
+        cuts={a.name: list(range(len(a.labels) - 1)) for a in axes if len(a.labels) > 1},
+        keys={a.name: [0] for a in axes if len(a.labels) <= 1},
     )
 
 
@@ -164,7 +188,8 @@ def measurement(table: SyntheticTable, axes: tuple[Axis, ...], schema: Schema, c
         warnings.simplefilter("ignore")
         made, scale, _threshold = mbi.make_contingency_table(
             inputs.domain, inputs.metric, inputs.measure, d_in=inputs.d_in,
-            d_out=workable_budget(table, inputs.budget) if budget is None else budget, keys=inputs.keys,
+            d_out=workable_budget(table, inputs.budget) if budget is None else budget, cuts=inputs.cuts,
+            keys=inputs.keys,
             algorithm=_algorithm(table))
     stated = made.map(inputs.d_in)
     if stated > cost.budget * (1 + 1e-9):
@@ -223,7 +248,7 @@ def _drawn(table: SyntheticTable, axes: tuple[Axis, ...], contingency: Any, scal
     codes = {a.name: codes[a.name] for a in axes}
     if any(int(c.max(initial=0)) >= len(a.labels) for a, c in zip(axes, codes.values())):
         raise FailedAfterNoise(f"{table.label}: the fitted model drew a value outside the public cells.")
-    marginals = _quality(contingency.marginals, axes, codes, scale, cost)
+    marginals = _quality(contingency.marginals, axes, codes, scale, cost, dict(contingency.model.domain.config))
     frame = _values(axes, codes, table.numeric_values)
     return SyntheticResult(table, frame, marginals, scale, counted, capped)
 
@@ -235,13 +260,15 @@ def _first_line(exc: BaseException) -> str:
 
 def _conditioned(model, axes: tuple[Axis, ...]):
     """The model conditioned on every column lying in its public cells: OpenDP's extra cell for a missing value
-    (the last of each column) gets probability 0. Post-processing of the fitted model."""
+    (the last of a keyed column, one of a single cell) gets probability 0. Post-processing of the fitted model."""
     import jax.numpy as jnp
     from mbi import MarkovRandomField
 
     potentials = model.potentials
     arrays = dict(potentials.arrays)
     for axis in axes:
+        if potentials.domain.size(axis.name) == len(axis.labels):
+            continue  # a cut column: its cells only
         clique = next(c for c in potentials.cliques if axis.name in c)
         factor = arrays[clique]
         where = [slice(None)] * len(clique)
@@ -382,8 +409,9 @@ def _controlled(expected: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _quality(measured, axes: tuple[Axis, ...], codes: dict[str, np.ndarray], scale: float,
-             cost: SyntheticCost) -> tuple[Marginal, ...]:
-    """Every measured marginal (the one-way ones first) beside the synthetic rows' marginal."""
+             cost: SyntheticCost, model_sizes: dict[str, int]) -> tuple[Marginal, ...]:
+    """Every measured marginal (the one-way ones first) beside the synthetic rows' marginal (``model_sizes``: each
+    column's cells in OpenDP's model, one more than its public cells where OpenDP added a missing-value cell)."""
     by_name = {a.name: a for a in axes}
     out = []
     for clique in sorted(measured.cliques(), key=lambda c: (len(c), [list(by_name).index(n) for n in c])):
@@ -393,10 +421,11 @@ def _quality(measured, axes: tuple[Axis, ...], codes: dict[str, np.ndarray], sca
         total, weight, noise = np.zeros(shape), 0.0, []
         for m in measured.by_clique[clique]:
             values = np.asarray(m.noisy_measurement, dtype=float)
-            if values.size != math.prod(s + 1 for s in shape):
+            measured_shape = tuple(s + (model_sizes[n] > s) for n, s in zip(clique, shape))  # a keyed column's null
+            if values.size != math.prod(measured_shape):
                 continue  # a partial (prefix) measurement: none is made with public cells for every column
             inverse = 1.0 / float(m.stddev) ** 2
-            total += inverse * values.reshape(tuple(s + 1 for s in shape))[tuple(slice(0, s) for s in shape)]
+            total += inverse * values.reshape(measured_shape)[tuple(slice(0, s) for s in shape)]
             weight += inverse
             noise.append(float(m.stddev))
         if not weight:
