@@ -14,7 +14,7 @@ def no_dialog_waits_for_a_click(monkeypatch):
     up. Every message box, file dialog and dialog's exec is answered "cancel" and collected instead, and a test
     that shows one it did not expect (``warnings`` collects warnings for a test that does) fails with its
     words. A test that answers a dialog itself patches it again."""
-    from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+    from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox
 
     shown = []
 
@@ -27,6 +27,9 @@ def no_dialog_waits_for_a_click(monkeypatch):
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: shown.append("a file dialog") or ("", ""))
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: shown.append("a folder dialog") or "")
     monkeypatch.setattr(QDialog, "exec", lambda self: shown.append(f"dialog {self.windowTitle()!r}") or 0)
+    for ask in ("getItem", "getText"):  # File > Text encoding…, a sheet of a workbook, a team ledger's password
+        monkeypatch.setattr(QInputDialog, ask, lambda parent, title, *a, _ask=ask, **k:
+                            shown.append(f"{_ask} '{title}'") or ("", False))
     yield
     if shown:
         pytest.fail("the app waited for a click on: " + "; ".join(shown), pytrace=False)
