@@ -43,6 +43,12 @@ def test_closing_or_failing_removes_the_folder(tmp_path, monkeypatch):
     assert _engine_folders(tmp_path / "tmp") == []
 
 
+def _signals_as_by_default() -> None:
+    """The release's SIGHUP as a terminal's process has it: a test run under ``nohup`` ignores SIGHUP, the child
+    inherits that, and the command rightly keeps an ignored SIGHUP ignored (it then finished its release)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _release_process(tmp_path: Path, rows: int = 3_000_000) -> tuple[subprocess.Popen, Path]:
     data = tmp_path / "big.csv"
     rng = np.random.default_rng(1)
@@ -58,8 +64,9 @@ def _release_process(tmp_path: Path, rows: int = 3_000_000) -> tuple[subprocess.
     env = {**os.environ, "TMPDIR": str(temporary), "DP_WORKBENCH_LEDGER": str(tmp_path / "ledger.sqlite")}
     process = subprocess.Popen([sys.executable, "-m", "workbench.cli", "release", str(data), "--plan", str(plan),
                                 "--engine", "out-of-core", "--out", str(tmp_path / "out"), "--dataset-budget", "1"],
-                               env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    for _ in range(600):  # until the engine has made its folder (never a time limit on the work itself)
+                               env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=_signals_as_by_default if sys.platform != "win32" else None)
+    for _ in range(12_000):  # until the engine has made its folder: a loaded machine may take a minute to get there
         if _engine_folders(temporary) or process.poll() is not None:
             break
         time.sleep(0.05)
