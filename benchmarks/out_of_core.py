@@ -26,7 +26,8 @@ Targets: time at most 1.5x the expert's on a CSV and on a Parquet file at each s
 at each size, and not growing with the file (the larger file's peak at most 1.2x the smaller's).
 
 The command-line row runs ``dp-workbench release --engine out-of-core --memory-limit CAP`` as a subprocess
-on the larger CSV and reads its peak resident memory from the kernel (``os.wait4``): target the cap plus
+on the larger CSV and reads its peak resident memory from the kernel (``os.wait4``, in a small launcher of
+its own: a child of the benchmark's process reports that process's peak as its own): target the cap plus
 300 MB (the interpreter and its libraries).
 
     .venv/bin/python -m benchmarks.out_of_core [--quick]
@@ -35,7 +36,6 @@ on the larger CSV and reads its peak resident memory from the kernel (``os.wait4
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -249,18 +249,26 @@ def release_by_command_line(path: Path, rows: int, cap_mb: int) -> dict[str, flo
                    "--out", str(Path(folder) / "out"), "--engine", "out-of-core", "--memory-limit", f"{cap_mb}MB",
                    "--ledger", str(Path(folder) / "ledger.sqlite"),
                    "--dataset-budget", repr(budget.epsilon), repr(budget.delta)]
-        with open(Path(folder) / "stdout", "w+b") as out, open(Path(folder) / "stderr", "w+b") as err:
+        # started and waited for by a small launcher of its own: a child started (vfork, then exec) by this
+        # process, which holds the earlier stages' data, reports this process's peak as its own in ru_maxrss
+        launcher = textwrap.dedent("""
+            import json, os, subprocess, sys, time
             start = time.perf_counter()
-            process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=err)
-            _, status, usage = os.wait4(process.pid, 0)
-            seconds = time.perf_counter() - start
-            process.returncode = os.waitstatus_to_exitcode(status)
-            err.seek(0)
-            errors = err.read().decode("utf-8", "replace")
-        if process.returncode:
-            raise RuntimeError(f"dp-workbench release failed ({process.returncode}):\n{errors[-2000:]}")
+            with open(sys.argv[1], "wb") as out, open(sys.argv[2], "wb") as err:
+                process = subprocess.Popen(sys.argv[3:], stdout=out, stderr=err)
+                _, status, usage = os.wait4(process.pid, 0)
+            print(json.dumps({"seconds": time.perf_counter() - start, "code": os.waitstatus_to_exitcode(status),
+                              "peak_mb": usage.ru_maxrss / 1024}))
+        """)
+        out, err = Path(folder) / "stdout", Path(folder) / "stderr"
+        done = subprocess.run([sys.executable, "-c", launcher, str(out), str(err), *command], cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        measured = json.loads(done.stdout.strip().splitlines()[-1])
+        errors = err.read_bytes().decode("utf-8", "replace")
+        if measured["code"]:
+            raise RuntimeError(f"dp-workbench release failed ({measured['code']}):\n{errors[-2000:]}")
     progress = len(re.findall(r"\d+\s?%", errors))
-    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024, "progress": progress}
+    return {"seconds": measured["seconds"], "peak_mb": measured["peak_mb"], "progress": progress}
 
 
 def run(quick: bool = False, rows: tuple[int, ...] | None = None, cap: int | None = None,
