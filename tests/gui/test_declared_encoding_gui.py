@@ -46,14 +46,20 @@ def test_a_plans_declared_encoding_is_the_one_the_file_is_read_in(window, qtbot,
 
 
 def test_the_curator_declares_another_encoding_and_the_file_is_read_again(window, qtbot, tmp_path, monkeypatch):
-    from workbench.gui import main_window
-
     path = _towns(tmp_path, "west.csv", "cp1252")
     _open(window, qtbot, path)
-    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("cp1250", True))
-    window.choose_encoding()
-    qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "cp1250", timeout=60_000)
+    _choose_encoding(window, qtbot, monkeypatch, "cp1250")
+    assert window.document.table.encoding == "cp1250"
     assert window.document.plan.dataset.encoding == "cp1250"
+
+
+def _choose_encoding(window, qtbot, monkeypatch, chosen: str) -> None:
+    """File > Text encoding…, answered ``chosen``, and whatever reading it starts finished."""
+    from workbench.gui import main_window
+
+    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: (chosen, True))
+    window.choose_encoding()
+    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
 
 
 def _towns_plan(tmp_path, data, encoding):
@@ -104,15 +110,11 @@ def test_a_table_read_in_another_encoding_than_the_plan_declares_is_not_released
 
 
 def test_declaring_the_encoding_the_file_is_in_lets_it_be_released(window, qtbot, tmp_path, warnings, monkeypatch):
-    from workbench.gui import main_window
-
     data = _towns(tmp_path, "towns.csv", "cp1252")
     _open(window, qtbot, data)
     assert window.open_plan(_towns_plan(tmp_path, data, "utf-8"))
     qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
-    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("cp1252", True))
-    window.choose_encoding()  # the file whose reading failed, read again in the encoding chosen
-    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
+    _choose_encoding(window, qtbot, monkeypatch, "cp1252")  # the file whose reading failed, read again in it
     assert window.document.plan.dataset.encoding == "cp1252" and window.document.problems() == []
     assert window.document.dirty
     page = window.release_page
@@ -134,9 +136,7 @@ def test_an_encoding_is_declared_only_once_the_file_reads_in_it(window, qtbot, t
         assert window.loading is None and window.document.plan.dataset.encoding == "cp1252"
     assert [title for title, _ in warnings] == ["Text encoding", "Text encoding"]
     assert "not a text encoding" in warnings[0][1]
-    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("utf-8", True))
-    window.choose_encoding()  # a text encoding the file is not in: the reading fails, nothing is declared
-    qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
+    _choose_encoding(window, qtbot, monkeypatch, "utf-8")  # not the file's: the reading fails, nothing declared
     assert warnings[-1][0] == "The file cannot be opened"
     assert window.document.table is table and window.document.plan.dataset.encoding == "cp1252"
     saved = tmp_path / "saved.plan.json"
@@ -146,8 +146,6 @@ def test_an_encoding_is_declared_only_once_the_file_reads_in_it(window, qtbot, t
 
 def test_a_file_that_fails_to_open_for_its_encoding_can_be_read_in_another(window, qtbot, tmp_path, monkeypatch,
                                                                            warnings):
-    from workbench.gui import main_window
-
     path = tmp_path / "late.csv"  # UTF-8 (plain ASCII) for its first megabytes, then one Windows-1252 byte
     path.write_bytes(("id,town\n" + "".join(f"{i},Koln\n" for i in range(200_000))).encode()
                      + "9,Köln\n".encode("cp1252"))
@@ -155,22 +153,17 @@ def test_a_file_that_fails_to_open_for_its_encoding_can_be_read_in_another(windo
     qtbot.waitUntil(lambda: window.loading is None, timeout=60_000)
     assert [title for title, _ in warnings] == ["The file cannot be opened"]
     assert "File > Text encoding…" in warnings[0][1] and window.document.table is None
-    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("cp1252", True))
-    window.choose_encoding()
-    qtbot.waitUntil(lambda: window.loading is None and window.document.table is not None, timeout=60_000)
+    _choose_encoding(window, qtbot, monkeypatch, "cp1252")
     table = window.document.table
     assert table.source == path and table.encoding == "cp1252" and table.frame["town"].iloc[-1] == "Köln"
     assert window.document.plan.dataset.encoding == "cp1252" and len(warnings) == 1
 
 
 def test_an_encoding_declared_for_one_file_is_not_the_next_files(window, qtbot, tmp_path, monkeypatch):
-    from workbench.gui import main_window
-
     west = _towns(tmp_path, "west.csv", "cp1252")
     _open(window, qtbot, west)
-    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("latin-1", True))
-    window.choose_encoding()
-    qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "latin-1", timeout=60_000)
+    _choose_encoding(window, qtbot, monkeypatch, "latin-1")
+    assert window.document.table.encoding == "latin-1"
     second = _open(window, qtbot, _towns(tmp_path, "utf8.csv", "utf-8"))
     assert second.encoding == "utf-8" and list(second.frame["town"][:3]) == list(TOWNS)
     assert window.document.plan.dataset.encoding is None
@@ -181,12 +174,10 @@ def test_guessing_again_after_declaring(window, qtbot, tmp_path, monkeypatch):
     from workbench.gui import main_window
 
     _open(window, qtbot, _towns(tmp_path, "west.csv", "cp1252"))
-    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: ("latin-1", True))
-    window.choose_encoding()
-    qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "latin-1", timeout=60_000)
-    monkeypatch.setattr(main_window.QInputDialog, "getItem", lambda *a, **k: (main_window.GUESS_CHOICE, True))
-    window.choose_encoding()
-    qtbot.waitUntil(lambda: window.loading is None and window.document.table.encoding == "cp1252", timeout=60_000)
+    _choose_encoding(window, qtbot, monkeypatch, "latin-1")
+    assert window.document.table.encoding == "latin-1"
+    _choose_encoding(window, qtbot, monkeypatch, main_window.GUESS_CHOICE)
+    assert window.document.table.encoding == "cp1252"
     assert window.document.plan.dataset.encoding == "cp1252"
 
 
