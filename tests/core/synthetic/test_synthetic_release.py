@@ -6,6 +6,7 @@ with the input's labels."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -207,6 +208,18 @@ def test_the_files_carry_the_inputs_labels(released, tmp_path):
     assert len(pd.read_parquet(tmp_path / "synthetic.parquet")) == rows
     with pytest.raises(WorkbenchError, match="Excel sheet holds at most"):
         check_formats(["xlsx"], 2_000_000)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts open files through /proc")
+def test_writing_leaves_no_file_open(released, tmp_path):
+    """On Windows a file still open cannot be renamed ("sharing violation"): the temporary file each format is
+    written to must be closed before it takes the final name. Linux renames regardless, so count what is open."""
+    result, *_ = released
+    before = set(os.listdir("/proc/self/fd"))
+    write_synthetic(result, tmp_path, ["sav", "dta", "parquet", "xlsx"])
+    left_open = {os.readlink(f"/proc/self/fd/{fd}") for fd in set(os.listdir("/proc/self/fd")) - before
+                 if Path(f"/proc/self/fd/{fd}").exists()}
+    assert not {name for name in left_open if name.startswith(str(tmp_path))}, left_open
 
 
 def test_aim_runs_too(tmp_path):

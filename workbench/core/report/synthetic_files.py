@@ -78,7 +78,9 @@ def skipped(result: Release, formats: Sequence[str]) -> list[str]:
 def _write(table: SyntheticResult, path: Path, suffix: str, variable_labels: dict[str, str],
            label_maps: Mapping[str, Mapping[Any, str]]) -> None:
     frame = table.frame
-    temporary = Path(tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)[1])
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(handle)  # on Windows an open handle makes the rename below a "sharing violation"
+    temporary = Path(name)
     try:
         if suffix == "csv":
             frame.to_csv(temporary, index=False, encoding="utf-8", lineterminator="\n")
@@ -98,8 +100,8 @@ def _write(table: SyntheticResult, path: Path, suffix: str, variable_labels: dic
             else:
                 pyreadstat.write_dta(coded, str(temporary), column_labels=labels or None,
                                      variable_value_labels=value_labels or None)
-        with temporary.open("rb+") as handle:
-            os.fsync(handle.fileno())
+        with temporary.open("rb+") as written:
+            os.fsync(written.fileno())
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
