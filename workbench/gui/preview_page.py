@@ -155,9 +155,13 @@ class PreviewPage(QWidget):
         self.table.horizontalHeaderItem(4).setToolTip(
             "Half-width of the interval that holds the noise with 95% probability, in the statistic's units."
         )
+        # the hidden top and right axes follow the range too: as pyqtgraph's own, they set their title's HTML and
+        # resized themselves at every move
         self.plot = pg.PlotWidget(
-            background="w", axisItems={"bottom": SteadyLabelAxis("bottom"), "left": SteadyLabelAxis("left")}
+            background="w", axisItems={side: SteadyLabelAxis(side) for side in ("bottom", "left", "top", "right")}
         )
+        self.plot.hideAxis("top")  # shown, as any axis handed to pyqtgraph
+        self.plot.hideAxis("right")
         self.plot.setLabel("bottom", STATISTIC_AXIS)
         self.plot.setLabel("left", PROBABILITY)
         self.plot.setMinimumHeight(220)
@@ -562,7 +566,7 @@ class PreviewPage(QWidget):
         probability = noise_probability(kind, preview.scale, steps)
         self.curve.setData(steps, probability)
         top = float(probability.max()) * 1.05
-        self.plot.setRange(xRange=(-span, span), yRange=(0.0, top), padding=0.02)
+        self._set_range(span, top)
         self._show_edges(preview.per_cell, top)
         self._label_axis("bottom", STATISTIC_AXIS)
         self._label_axis("left", PROBABILITY)
@@ -581,6 +585,12 @@ class PreviewPage(QWidget):
     def _clear_plot(self) -> None:
         self.curve.setData([], [])
         self.edges.setData([], [])
+
+    def _set_range(self, span: float, top: float) -> None:
+        """The plot from -``span`` to ``span`` and from 0 to ``top``, the view's transform set at once: pyqtgraph set
+        it as the plot began to paint, where the curves it moved asked for a second paint of the view on every move."""
+        self.plot.setRange(xRange=(-span, span), yRange=(0.0, top), padding=0.02)
+        self.plot.getViewBox().updateMatrix()
 
     def _show_edges(self, edge: float, top: float) -> None:
         """The red lines at -``edge`` and ``edge``, from below the plot's range to above it (``top`` is its top)."""
@@ -615,7 +625,7 @@ class PreviewPage(QWidget):
         probability = noise_probability(noise.kind.value, noise.scale, steps) / unit
         self.curve.setData(steps * unit, probability)
         top = float(probability.max()) * 1.05
-        self.plot.setRange(xRange=(-span * unit, span * unit), yRange=(0.0, top), padding=0.02)
+        self._set_range(span * unit, top)
         self._show_edges(halfwidth * unit, top)
         derived = planned.statistic.computed_from_noisy_sums
         ranks = planned.statistic.error_unit == "ranks"
