@@ -51,7 +51,7 @@ KEEP_IN_LISTS = "in_clause"
 FOLDER_PREFIX = "dp-workbench-engine-"
 _TEXT_ROWS = "dp_text_rows"  # what a query of a text file's rows names them
 _RANGE_INDEX = "dp_range_index"  # the column of a Parquet file's named pandas RangeIndex (made unlike the file's)
-_PART_BYTES = 16 << 20  # a text file is stored in parts of about this much text (two or three in memory at a time)
+_PART_BYTES = 8 << 20  # a text file is stored in parts of about this much text (two in memory at a time)
 
 
 def _put(parts: "queue.Queue[object]", item: object, stop: threading.Event) -> None:
@@ -214,6 +214,16 @@ def _running(pid: int) -> bool:
     except OSError:  # PermissionError: another user's, alive
         return True
     return True
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory Arrow's pool holds freed back to the system. Arrow's threads allocate a part's text and
+    columns, and other threads free them (DuckDB, this one): mimalloc keeps such pages until the owner comes back
+    for them, and a text file's reading held 60 MB and more of them beside DuckDB's own memory. Called after each
+    part is stored: it takes well under a millisecond."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 class _CountedFile(io.RawIOBase):
@@ -393,11 +403,19 @@ class OutOfCoreData(SqlData):
     def _store_text(self, name: str, query: str, rows: "pa.RecordBatchReader", progress: Progress | None) -> None:
         """Store ``query`` of a text file's rows part by part: Arrow parses the next part in a thread of its own
         while DuckDB reads the one before with all its threads (a stream handed to DuckDB whole is read by one
-        thread). The parts are inserted in file order, so rowid keeps the file's order."""
+        thread). The parts are inserted in file order, so rowid keeps the file's order. Two parts at most are in
+        memory: the one DuckDB reads and the one being parsed (the parser hands a part over only when DuckDB takes
+        it, and starts the next then; each part is let go as soon as it is stored)."""
         import pyarrow as pa
 
         parts: "queue.Queue[object]" = queue.Queue(maxsize=1)
+        taken = threading.Semaphore(0)  # released when the reading thread takes a part
         stop = threading.Event()
+
+        def hand_over(item: object) -> None:
+            _put(parts, item, stop)
+            while not stop.is_set() and not taken.acquire(timeout=0.1):
+                continue
 
         def parse() -> None:
             try:
@@ -408,9 +426,11 @@ class OutOfCoreData(SqlData):
                     batches.append(batch)
                     size += batch.nbytes
                     if size >= _PART_BYTES:
-                        _put(parts, pa.Table.from_batches(batches, rows.schema), stop)
-                        batches, size = [], 0
-                _put(parts, pa.Table.from_batches(batches, rows.schema), stop)
+                        part, batches, size = pa.Table.from_batches(batches, rows.schema), [], 0
+                        hand_over(part)
+                        del part
+                hand_over(pa.Table.from_batches(batches, rows.schema))
+                del batches
                 _put(parts, None, stop)
             except BaseException as exc:  # noqa: BLE001 - raised again by the reading thread
                 _put(parts, exc, stop)
@@ -421,17 +441,20 @@ class OutOfCoreData(SqlData):
         try:
             while True:
                 part = parts.get()
+                taken.release()
                 if part is None:
                     break
                 if isinstance(part, BaseException):
                     raise part
                 self._db.register(_TEXT_ROWS, part)
+                del part  # DuckDB holds it while registered, and lets go of it when unregistered
                 try:
                     statement = f"INSERT INTO {name} {query}" if made else f"CREATE TABLE {name} AS {query}"
                     self._run(statement, progress, finish=False)
                 finally:
                     self._db.unregister(_TEXT_ROWS)
                 made = True
+                _release_arrow_memory()
             if progress is not None:
                 progress(1.0)
         finally:

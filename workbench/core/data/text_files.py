@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import threading
 from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
@@ -23,6 +24,9 @@ Opener = Callable[[], BinaryIO]
 """Opens the file afresh (a watched file reports progress, and stops the reading when cancelled)."""
 
 BLOCK_BYTES = 1 << 22  # Arrow's reading block: rows are parsed a block at a time (and in parallel)
+# a stream reads at most this many blocks of text ahead of the rows taken from it (``_Paced``): Arrow's own reading
+# thread would read 32 ahead (128 MB), whatever the reader of the stream has taken
+STREAM_AHEAD_BLOCKS = 3
 # what a reading that fails raises: Arrow's parser, and Python's decoder, which Arrow calls for an encoding other
 # than UTF-8 (a byte cp1252 leaves undefined, 0x81, raises UnicodeDecodeError through Arrow)
 _FAILURES = (pa.ArrowInvalid, UnicodeError)
@@ -96,7 +100,7 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
     reader of the stream (DuckDB) to raise in place of its own words."""
     failures: list[DataFileError] = []
     options = text_format.options(column_names(open_file, text_format, file_name))
-    source = open_file()
+    source = _Paced(open_file(), STREAM_AHEAD_BLOCKS if text_format.arrow_encoding == "utf8" else None)
     try:
         reader = pa_csv.open_csv(source, *options)
     except _FAILURES as exc:
@@ -106,8 +110,12 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
 
     def batches():
         try:
-            for batch in reader:
+            while True:
+                with source.waiting():
+                    batch = reader.read_next_batch()
                 yield pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+        except StopIteration:
+            return
         except _FAILURES as exc:
             failures.append(_error(exc, open_file, text_format, file_name))
             raise failures[-1] from None
@@ -115,6 +123,92 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
             source.close()
 
     return pa.RecordBatchReader.from_batches(schema, batches()), failures
+
+
+class _Paced(io.RawIOBase):
+    """A file that Arrow's streaming reader reads at most ``ahead`` blocks ahead of the batches taken from it, the
+    text read into Arrow's own memory.
+
+    Arrow reads a stream's blocks in a thread of its own, up to 32 blocks ahead of what was asked for (its
+    ``MakeBackgroundGenerator``'s queue; no option of pyarrow's): while the stream's reader is slower than the
+    disk (DuckDB storing the rows) that was 128 MB of text held in memory for nothing. A UTF-8 file is read a block
+    at a time and yields one batch per block once it has the next (a block's last row ends in the next), so the
+    batch asked for never waits on a block held back (``ahead`` of 2 would do; one more for safety). A file Arrow
+    transcodes is read in other sizes (UTF-16 two reads a block): ``ahead`` None leaves it unpaced, as before.
+    Should a batch ever wait on a block held back, the reading goes on after a moment: slower, never stuck. Once a
+    read finds the end nothing is held back. Pacing changes when a block is read, never what is read."""
+
+    _PATIENCE = 0.5  # seconds a reader waits for a batch before the reading goes on regardless
+
+    def __init__(self, source: BinaryIO, ahead: int | None) -> None:
+        super().__init__()
+        self._source = source
+        self._ahead = ahead
+        self._reads = 0  # blocks read
+        self._taken = 0  # batches taken from the stream
+        self._ended = False  # a read found the end of the file
+        self._waiting_since: float | None = None  # when the stream's reader started waiting for a batch
+        self._changed = threading.Condition()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        self._pace()
+        count = self._source.readinto(buffer) or 0
+        self._ended = self._ended or count < len(memoryview(buffer))
+        return count
+
+    def read_buffer(self, size: int) -> pa.Buffer:
+        """What Arrow reads a block with: into Arrow's own memory, as Arrow's own files do. Read as a Python bytes
+        object, a 4 MB block was glibc's, which kept tens of MB of them freed but in the process."""
+        buffer = pa.allocate_buffer(size)
+        count = self.readinto(memoryview(buffer))
+        return buffer if count == size else buffer.slice(0, count)
+
+    def _pace(self) -> None:
+        import time
+
+        with self._changed:
+            while (self._ahead is not None and not self._ended and not self.closed
+                   and self._reads - self._taken >= self._ahead):
+                if self._waiting_since is not None and time.monotonic() - self._waiting_since >= self._PATIENCE:
+                    break  # the reader waits for a batch that needs more than the blocks read: let it have them
+                self._changed.wait(0.05)
+            self._reads += 1
+
+    def waiting(self) -> "_Waiting":
+        """A context within which the stream's reader waits for Arrow's next batch; a batch is taken when it ends."""
+        return _Waiting(self)
+
+    def _wait(self, started: bool) -> None:
+        import time
+
+        with self._changed:
+            if started:
+                self._waiting_since = time.monotonic()
+            else:
+                self._waiting_since = None
+                self._taken += 1
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        with self._changed:
+            if not self.closed:
+                self._source.close()
+                super().close()
+            self._changed.notify_all()  # a reading held back goes on (and finds the file closed)
+
+
+class _Waiting:
+    def __init__(self, paced: _Paced) -> None:
+        self._paced = paced
+
+    def __enter__(self) -> None:
+        self._paced._wait(True)
+
+    def __exit__(self, *_: object) -> None:
+        self._paced._wait(False)
 
 
 def _error(exc: Exception, open_file: Opener, text_format: TextFormat, file_name: str) -> DataFileError:

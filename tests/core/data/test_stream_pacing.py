@@ -1,0 +1,81 @@
+"""A text file streamed to the out-of-core engine is read only a few blocks ahead of the rows taken from it (Arrow's
+own reading thread would read 32 blocks, 128 MB, ahead), and the rows are those of a reading without pacing."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+
+from workbench.core.data import text_files
+from workbench.core.data.text_files import BLOCK_BYTES, STREAM_AHEAD_BLOCKS, TextFormat, column_names, stream
+
+
+class _Counting(io.RawIOBase):
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self._file = path.open("rb")
+        self.bytes = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        count = self._file.readinto(buffer) or 0
+        self.bytes += count
+        return count
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def _file(folder: Path, encoding: str) -> Path:
+    path = folder / f"rows-{encoding}.csv"
+    lines = ["id,name,note"] + [f'{i},Zoë {i % 97},"line {i}\nnext"' if i % 11 == 0 else f"{i},Ève,{'x' * (i % 40)}"
+                                for i in range(1_200_000)]
+    path.write_bytes(("\n".join(lines) + "\n").encode(encoding))
+    return path
+
+
+def _stream(path: Path, encoding: str) -> tuple[pa.RecordBatchReader, list[_Counting]]:
+    text_format = TextFormat(",", encoding, True)
+    opened: list[_Counting] = []
+
+    def open_file() -> _Counting:
+        opened.append(_Counting(path))
+        return opened[-1]
+
+    names = column_names(lambda: path.open("rb"), text_format, path.name)
+    reader, _ = stream(open_file, text_format, path.name, [f"c{i}" for i in range(len(names))])
+    return reader, opened
+
+
+def test_a_utf8_stream_reads_a_few_blocks_ahead_of_what_is_taken(tmp_path, monkeypatch):
+    monkeypatch.setattr(text_files._Paced, "_PATIENCE", 30.0)  # a batch held back would show as a slow test
+    path = _file(tmp_path, "utf-8")
+    assert path.stat().st_size > 8 * BLOCK_BYTES
+    reader, opened = _stream(path, "utf-8")
+    start = time.monotonic()
+    first = reader.read_next_batch()
+    time.sleep(0.5)  # Arrow's reading thread would read the whole file meanwhile
+    assert opened[-1].bytes <= (STREAM_AHEAD_BLOCKS + 1) * BLOCK_BYTES
+    batches = [first, *reader]
+    assert time.monotonic() - start < 10
+    expected = pa_csv.read_csv(path, *TextFormat(",", "utf-8", True).options(["id", "name", "note"]))
+    assert pa.Table.from_batches(batches).rename_columns(expected.column_names).equals(expected)
+
+
+def test_a_transcoded_stream_reads_every_row(tmp_path, monkeypatch):
+    monkeypatch.setattr(text_files._Paced, "_PATIENCE", 30.0)
+    for encoding in ("utf-16", "cp1252"):
+        path = _file(tmp_path, encoding)
+        reader, _ = _stream(path, encoding)
+        start = time.monotonic()
+        table = reader.read_all()
+        assert time.monotonic() - start < 10
+        expected = pa_csv.read_csv(path, *TextFormat(",", encoding, True).options(["id", "name", "note"]))
+        assert table.rename_columns(expected.column_names).equals(expected)
