@@ -261,3 +261,25 @@ def test_a_schema_keeps_its_hash_and_equality_and_is_pickled_without_the_cached_
     assert hash(s) == hash(replace(s)) and s == replace(s)
     copy = pickle.loads(pickle.dumps(s))
     assert copy == s and "_hash" not in copy.__dict__ and hash(copy) == hash(s)
+
+
+@pytest.mark.parametrize("lower, upper", [(0.0, 100.0), (0.0, 80.0), (1.0, 8.0), (-3.7, 12.9), (0.0, 500_000.0),
+                                          (1e12, 1e12 + 1000), (-1e-9, 1e-9)])
+def test_positions_among_evenly_spaced_candidates_are_numpys_search(lower, upper):
+    """A quantile's rank slots find each value's place among the candidates by their spacing and check it against
+    its neighbours (``prepare._left_positions``): every place is the one numpy's search finds, for whole numbers,
+    values on the candidates, between them, beyond the bounds, infinities and NaN."""
+    from workbench.core.data.prepare import _left_positions
+    from workbench.core.privacy.mechanisms import bounds_candidates, quantile_candidates
+
+    rng = np.random.default_rng(11)
+    candidates = np.asarray(quantile_candidates(lower, upper))
+    span = upper - lower
+    values = np.concatenate([
+        candidates, np.nextafter(candidates, np.inf), np.nextafter(candidates, -np.inf),
+        np.round(rng.uniform(lower, upper, 20_000)), np.round(rng.uniform(lower, upper, 20_000), 1),
+        rng.uniform(lower - span, upper + span, 20_000), [np.nan, np.inf, -np.inf, lower, upper],
+    ])
+    assert np.array_equal(_left_positions(candidates, values), np.searchsorted(candidates, values, side="left"))
+    spread = np.asarray(bounds_candidates(-1e9, 1e9))  # log-spaced: searched as before
+    assert np.array_equal(_left_positions(spread, values), np.searchsorted(spread, values, side="left"))

@@ -19,7 +19,8 @@ The result is private data: it stays in memory and is read only by ``statistics`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -46,18 +47,43 @@ from workbench.core.data.schema import CategoricalColumn, MissingAction, Numeric
 from workbench.core.errors import Place, SchemaError
 
 
-@dataclass(frozen=True, eq=False)
 class PreparedData:
     """Clamped, truncated values of the described columns: numbers (NaN where missing), and for a categorical
     column its bin in the public list (-1: outside the list and dropped; NaN where missing). Private: never
-    export or print."""
+    export or print.
 
-    frame: pd.DataFrame
-    schema: Schema
+    ``prepare`` keeps the columns as numpy arrays (``frame`` shows them as a data frame, for the tests that
+    compare engines); a data frame of prepared values may be given instead. What several statistics of a plan
+    read alike (a column's values and presence, its category codes, the rows complete in a set of columns) is
+    computed once and kept: the prepared values never change, so each answer is the one computed afresh."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, schema: Schema | None = None, *,
+                 columns: Mapping[str, np.ndarray] | None = None, length: int | None = None) -> None:
+        if (frame is None) == (columns is None) or schema is None:
+            raise TypeError("PreparedData takes a schema and either a frame or columns with their length")
+        self.schema = schema
+        self._frame = frame
+        self._columns: dict[str, np.ndarray] = dict(columns or {})
+        self._length = len(frame) if frame is not None else int(length or 0)
+        self._cache: dict = {}
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The prepared values as a data frame, one column per described column, rows in file order. Private."""
+        if self._frame is None:
+            self._frame = pd.DataFrame(self._columns, index=range(self._length))
+        return self._frame
+
+    def _values(self, column: str) -> np.ndarray:
+        """A column's prepared values as doubles, every row."""
+        if column not in self._columns:
+            assert self._frame is not None
+            self._columns[column] = self._frame[column].to_numpy(dtype=np.float64)
+        return self._columns[column]
 
     def numeric(self, column: str) -> np.ndarray:
         """Clamped values of the rows where ``column`` is present."""
-        values = self.frame[column].to_numpy(dtype=np.float64)
+        values = self._values(column)
         return values[~np.isnan(values)]
 
     def prepared_rows(self) -> pd.DataFrame:
@@ -74,15 +100,53 @@ class PreparedData:
     @property
     def rows(self) -> int:
         """Rows after the privacy unit is applied. Private: a count must be released with noise."""
-        return len(self.frame)
+        return self._length
+
+    def _complete_rows(self, columns: tuple[str, ...]) -> np.ndarray | None:
+        """The positions of the rows where all of ``columns`` are present, ascending (None: every row)."""
+        names = tuple(sorted(set(columns)))
+        key = ("complete", names)
+        if key not in self._cache:
+            present = None
+            for name in names:
+                missing = self._missing(name)
+                if missing is not None:
+                    present = ~missing if present is None else present & ~missing
+            self._cache[key] = None if present is None or present.all() else np.flatnonzero(present)
+        return self._cache[key]
+
+    def _missing(self, column: str) -> np.ndarray | None:
+        """Where ``column`` is missing (None: nowhere)."""
+        key = ("missing", column)
+        if key not in self._cache:
+            missing = np.isnan(self._values(column))
+            self._cache[key] = missing if missing.any() else None
+        return self._cache[key]
+
+    def _category_codes(self, column: str) -> np.ndarray:
+        """A categorical column's bins as integers (-1: outside the list and dropped, or missing)."""
+        key = ("codes", column)
+        if key not in self._cache:
+            self._cache[key] = np.nan_to_num(self._values(column), nan=-1).astype(np.int64)
+        return self._cache[key]
 
     def aggregate(self, request: Aggregate) -> Answer:
         """The exact answer to ``request``, computed by numpy on the prepared rows."""
-        rows = self.complete(request.rows)
-        codes = np.zeros(len(rows), dtype=np.int64)
+        kept = self._complete_rows(request.rows) if request.rows else None
+        rows = _Rows(self._values, kept)
+        length = self.rows if kept is None else len(kept)
+        codes = None
         for part in request.parts:
-            own = part_codes(part, rows)
-            codes = np.where((codes >= 0) & (own >= 0), codes * part.size + own, -1)
+            if isinstance(part, Categories):  # the same codes for every statistic that reads this column
+                own = self._category_codes(part.column)
+                own = own if kept is None else own[kept]
+            else:
+                own = part_codes(part, rows)
+            # the first part alone: 0 * size + own where own is kept
+            codes = np.where(own >= 0, own, -1) if codes is None else \
+                np.where((codes >= 0) & (own >= 0), codes * part.size + own, -1)
+        if codes is None:
+            codes = np.zeros(length, dtype=np.int64)
         keep = codes >= 0
         if request.value is None:
             if request.size <= _DENSE_CELLS:
@@ -103,13 +167,31 @@ class PreparedData:
         return Answer(codes[starts], [exact_sum(values[a:b]) for a, b in zip(starts, ends)], request.size)
 
 
+class _Rows:
+    """The prepared columns at the rows ``kept`` (None: all rows), each column taken once when first read: what
+    ``evaluate`` and ``part_codes`` read, as they read a data frame's columns."""
+
+    def __init__(self, values: Callable[[str], np.ndarray], kept: np.ndarray | None) -> None:
+        self._values, self._kept, self._taken = values, kept, {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._taken:
+            values = self._values(name)
+            self._taken[name] = values if self._kept is None else values[self._kept]
+        return self._taken[name]
+
+
+def _doubles(rows: "pd.DataFrame | _Rows", column: str) -> np.ndarray:
+    return np.asarray(rows[column], dtype=np.float64)
+
+
 _DENSE_CELLS = 1 << 22  # up to this many cells, count by an array of them all; beyond, by sorting the rows' cells
 
 
-def evaluate(expression: Expression, rows: pd.DataFrame) -> np.ndarray:
+def evaluate(expression: Expression, rows: "pd.DataFrame | _Rows") -> np.ndarray:
     """``expression`` on every row of ``rows``, by numpy: the arithmetic every engine repeats exactly."""
     if isinstance(expression, Column):
-        return rows[expression.name].to_numpy(dtype=np.float64)
+        return _doubles(rows, expression.name)
     if isinstance(expression, Constant):
         return np.asarray(expression.value)
     if isinstance(expression, Arithmetic):
@@ -128,18 +210,45 @@ def evaluate(expression: Expression, rows: pd.DataFrame) -> np.ndarray:
     raise TypeError(f"not an expression: {expression!r}")
 
 
-def part_codes(part: CellPart, rows: pd.DataFrame) -> np.ndarray:
+def part_codes(part: CellPart, rows: "pd.DataFrame | _Rows") -> np.ndarray:
     """Each row's index within one part of a cell (-1: left out)."""
     if isinstance(part, Categories):  # prepared as the bin of the schema's description of the column
-        return np.nan_to_num(rows[part.column].to_numpy(dtype=np.float64), nan=-1).astype(np.int64)
-    values = rows[part.column].to_numpy(dtype=np.float64)
+        return np.nan_to_num(_doubles(rows, part.column), nan=-1).astype(np.int64)
+    values = _doubles(rows, part.column)
     if isinstance(part, Bins):
         return np.searchsorted(np.asarray(part.edges, dtype=np.float64), values, side="right").astype(np.int64)
     assert isinstance(part, RankSlots)
     candidates = np.asarray(part.candidates, dtype=np.float64)
-    below = np.searchsorted(candidates, values, side="left")
+    below = _left_positions(candidates, values)
     equal = candidates[np.minimum(below, len(candidates) - 1)] == values
     return (2 * below + (equal & (below < len(candidates)))).astype(np.int64)
+
+
+def _left_positions(candidates: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(candidates, values, side="left")``, for many values among evenly spaced candidates (a
+    quantile's): each value's position guessed from the spacing and kept only where its neighbours confirm it
+    (c[g - 1] < v <= c[g], which holds for the left position alone); the values the guess misses are searched
+    for. Four times faster than searching every value, and the same positions."""
+    m = len(candidates)
+    if m < 3 or len(values) < _GUESSED_FROM:
+        return np.searchsorted(candidates, values, side="left")
+    first, last = float(candidates[0]), float(candidates[-1])
+    step = (last - first) / (m - 1)
+    if not (math.isfinite(step) and step > 0) or not np.allclose(np.diff(candidates), step, rtol=1e-6, atol=0.0):
+        return np.searchsorted(candidates, values, side="left")  # not evenly spaced (a bounds search's)
+    with np.errstate(invalid="ignore", over="ignore"):
+        guess = np.ceil((values - first) * (1.0 / step))
+        np.clip(guess, 0, m, out=guess)
+        guess[np.isnan(guess)] = 0
+        positions = guess.astype(np.int64)
+        padded = np.concatenate(([-np.inf], candidates, [np.inf]))  # padded[g] = c[g - 1], padded[g + 1] = c[g]
+        missed = np.flatnonzero(~((padded[positions] < values) & (values <= padded[positions + 1])))
+    if len(missed):
+        positions[missed] = np.searchsorted(candidates, values[missed], side="left")
+    return positions
+
+
+_GUESSED_FROM = 1 << 12  # values: below this many, searching is as fast
 
 
 def prepare(table: Table, schema: Schema) -> PreparedData:
@@ -163,8 +272,7 @@ def prepare(table: Table, schema: Schema) -> PreparedData:
                 bins[bins == MISSING_BIN] = CategoryMatcher(spec).text_bin(str(spec.missing.value))
             bins[bins == MISSING_BIN] = np.nan
             columns[spec.name] = bins
-    prepared = pd.DataFrame(columns, index=range(len(frame)))
-    return PreparedData(frame=prepared, schema=schema)
+    return PreparedData(schema=schema, columns=columns, length=len(frame))
 
 
 def kept_rows(table: Table, schema: Schema) -> pd.DataFrame:

@@ -263,6 +263,8 @@ def read_numbers(series: pd.Series, column: str, file_name: str) -> np.ndarray:
             f"Column '{column}' in {file_name} is described as numeric, but the file stores dates in it. "
             "Describe it as categorical or ignored."
         )
+    if kind == "text" and _mostly_distinct(series):
+        return _text_numbers(series, column, file_name)  # an amount, an id: read at once by Arrow's kernels
     codes, uniques = _distinct(series)
     if kind == "text" and len(uniques) > max(len(series) // _DISTINCT_SHARE, _FEW_VALUES):
         return _text_numbers(series, column, file_name)  # mostly distinct values: read at once by Arrow's kernels
@@ -277,6 +279,16 @@ def read_numbers(series: pd.Series, column: str, file_name: str) -> np.ndarray:
 
 # a column of text is read value by distinct value (each the same reading) unless most of its values are distinct
 _DISTINCT_SHARE, _FEW_VALUES = 4, 1000
+_SAMPLE_ROWS = 1 << 16  # the first rows: where most of them are distinct, the column is read by Arrow's kernels at once
+
+
+def _mostly_distinct(series: pd.Series) -> bool:
+    """Whether most of a text column's first ``_SAMPLE_ROWS`` values are distinct: then finding every distinct value
+    of the column (a hash of each) would be work thrown away. Either way each value is read the same."""
+    if len(series) <= _SAMPLE_ROWS or pd.api.types.is_object_dtype(series.dtype):
+        return False
+    sample = pa.array(series.iloc[:_SAMPLE_ROWS], type=pa.string())
+    return pc.count_distinct(sample).as_py() > max(_SAMPLE_ROWS // 2, _FEW_VALUES)
 
 
 def _text_numbers(series: pd.Series, column: str, file_name: str) -> np.ndarray:
