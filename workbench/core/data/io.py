@@ -14,7 +14,6 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import mmap
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -438,12 +437,21 @@ def _load_text(
 
 
 def has_quotes(path: Path) -> bool:
-    """Whether the file holds a quotation mark anywhere (a scan at memory speed)."""
-    with path.open("rb") as handle:
-        if path.stat().st_size == 0:
-            return False
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as contents:
-            return contents.find(b'"') >= 0
+    """Whether the file holds a quotation mark anywhere (a scan at memory speed). Read in blocks into one buffer: a
+    memory map of the whole file counted every page of a file without quotes in this process's memory (a 551 MB CSV
+    added 551 MB to the peak of an out-of-core release under a memory limit)."""
+    buffer = bytearray(_QUOTE_SCAN_BYTES)
+    view = memoryview(buffer)
+    with path.open("rb", buffering=0) as handle:
+        while True:
+            count = handle.readinto(view)
+            if not count:
+                return False
+            if buffer.find(b'"', 0, count) >= 0:
+                return True
+
+
+_QUOTE_SCAN_BYTES = 1 << 22
 
 
 def first_line(exc: BaseException) -> str:
