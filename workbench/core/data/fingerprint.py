@@ -86,8 +86,9 @@ def digest(names: Sequence[str], count: int, first: int | None, second: int | No
     return hashlib.sha256(material.encode("utf-8")).digest()
 
 
-def content_digest(frame: pd.DataFrame) -> bytes:
-    """The digest of a loaded table, computed by DuckDB on the frame with the engines' SQL.
+def content_digest(frame: pd.DataFrame, threads: int | None = None) -> bytes:
+    """The digest of a loaded table, computed by DuckDB on the frame with the engines' SQL, on ``threads`` threads
+    (None: DuckDB's default, one per core).
 
     A text column of few distinct values (a category, an age, a count: most columns of most tables) has its
     tokens computed once per distinct value, by the same SQL (``_distinct_tokens``), and handed to the row
@@ -101,6 +102,8 @@ def content_digest(frame: pd.DataFrame) -> bytes:
     d = Dialect()
     with duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}) as db:
         db.execute("SET disabled_optimizers = 'in_clause'")  # as out of core (``out_of_core.KEEP_IN_LISTS``)
+        if threads is not None:
+            db.execute(f"SET threads = {int(threads)}")
         for i, (name, column) in enumerate(zip(names, frame.columns)):
             series = frame[column]
             alias = f"c{i}"

@@ -316,9 +316,10 @@ class Ledger(ABC):
                 digest.update(block)
         return digest.hexdigest()
 
-    def content_fingerprint(self, frame: "pd.DataFrame") -> str:
-        """Keyed hash of a loaded table's content: recognises the same data in another file, format or order."""
-        return self.content_fingerprint_of(content_digest(frame))
+    def content_fingerprint(self, frame: "pd.DataFrame", threads: int | None = None) -> str:
+        """Keyed hash of a loaded table's content: recognises the same data in another file, format or order.
+        ``threads``: how many DuckDB computes the digest on (None: one per core)."""
+        return self.content_fingerprint_of(content_digest(frame, threads))
 
     def content_fingerprint_of(self, digest: bytes) -> str:
         """Keyed hash of a table's content digest (``data.content_digest``, or an engine's own of the same kind)."""
