@@ -3,7 +3,10 @@
 Widgets observe ``PlanDocument.changed`` and replace the plan with ``update``; the plan
 itself is the core's immutable ``ReleasePlan`` (napari style: the model knows no widget).
 Every ``update`` is a step on ``history``, Qt's undo stack: undo and redo put the plan before or
-after it back, and the widgets follow through ``changed`` as they do for any edit.
+after it back, and the widgets follow through ``changed`` as they do for any edit. Updates given the same
+``merge`` key one after another (one drag of step 5's ε slider) are one step: Qt merges each into the
+last (``QUndoCommand.mergeWith``), which keeps the plan from before the first; a run that ends where it
+began leaves no step.
 """
 
 from __future__ import annotations
@@ -47,9 +50,11 @@ class PlanDocument(QObject):
         self.history = QUndoStack(self)  # the edits of steps 2 to 5, for Edit > Undo and Redo
 
     # -- edits -----------------------------------------------------------------------------
-    def update(self, plan: ReleasePlan) -> None:
+    def update(self, plan: ReleasePlan, merge: object = None) -> None:
+        """Replace the plan, as one step of ``history``; with a ``merge`` key (any object but None), into the last
+        step if that was made with the same key and has not been undone since (a drag of a slider is one step)."""
         if plan != self.plan:
-            self.history.push(_PlanEdit(self, self.plan, plan))  # pushing applies it
+            self.history.push(_PlanEdit(self, self.plan, plan, merge))  # pushing applies it
 
     def _show(self, plan: ReleasePlan) -> None:
         self.plan = plan
@@ -160,17 +165,37 @@ class PlanDocument(QObject):
         return problems
 
 
-class _PlanEdit(QUndoCommand):
-    """One edit of the plan: the plan before and after it, and what it changed, in words for the Edit menu."""
+_MERGED = 1  # the id of every edit made with a merge key (Qt merges only commands of one id); the key decides
 
-    def __init__(self, document: PlanDocument, before: ReleasePlan, after: ReleasePlan) -> None:
+
+class _PlanEdit(QUndoCommand):
+    """One edit of the plan: the plan before and after it, and what it changed, in words for the Edit menu.
+    Edits with the same ``merge`` key merge while they follow one another (see ``PlanDocument.update``)."""
+
+    def __init__(self, document: PlanDocument, before: ReleasePlan, after: ReleasePlan, merge: object = None) -> None:
         super().__init__(edit_words(before, after))
-        self._document, self._before, self._after = document, before, after
+        self._document, self._before, self._after, self._merge = document, before, after, merge
+
+    def id(self) -> int:  # noqa: A003 (Qt's name)
+        return -1 if self._merge is None else _MERGED
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 (Qt's name)
+        """Take ``other``'s plan as this edit's result when it continues this edit's run (same key). Qt has applied
+        it already; an edit that now changes nothing is marked obsolete, and Qt drops it."""
+        if self._merge is None or not isinstance(other, _PlanEdit) or other._merge is not self._merge:
+            return False
+        self._after = other._after
+        if self._after == self._before:
+            self.setObsolete(True)
+        else:
+            self.setText(edit_words(self._before, self._after))
+        return True
 
     def redo(self) -> None:
         self._document._show(self._after)
 
     def undo(self) -> None:
+        self._merge = None  # undone (and perhaps redone): a later edit of the same run is a step of its own
         self._document._show(self._before)
 
 

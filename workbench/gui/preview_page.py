@@ -3,12 +3,17 @@
 Everything shown here comes from public inputs (bounds, categories, the size estimate, ε,
 δ) through the core's planner; no private value is read. Recomputation is coalesced: a
 burst of slider moves triggers one update when the event loop is next idle.
+
+The slider's moves are one undo step per gesture, not one per move: a drag (press, moves, release),
+or a run of keyboard, wheel or page steps without a pause, focus leaving the slider or a press between
+them; Undo then brings back the ε from before it. A value typed in the ε field is a step of its own.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
+from time import monotonic
 from typing import Callable
 
 import numpy as np
@@ -68,6 +73,7 @@ HEADERS = ["Statistic", "Weight", "Lock\nε", "ε", "± error\n(95%)", "Relative
 NAME_WIDTH = 170  # the least width of the statistic's name, which wraps onto a second line below it
 TEXT_WIDTH = 90  # the least width of the other texts (they wrap too) and of the target and group fields
 WRAPPED = (0, 4, 5, 6, 7, 8)  # the columns that can be narrowed (the others hold numbers, a weight and a tick)
+RUN_PAUSE = 1.0  # seconds without a keyboard or wheel step of the slider that end a run of them (one undo step)
 
 
 STATISTIC_AXIS = "noise added (in the statistic's units)"
@@ -226,6 +232,13 @@ class PreviewPage(QWidget):
         self._tight_timer.setInterval(300)
         self._tight_timer.timeout.connect(self.show_tightest)
         self.slider.valueChanged.connect(self._slid)
+        # one undo step per gesture of the slider: a drag, or a run of keyboard/wheel steps (``_slider_gesture``)
+        self._drag: object | None = None  # the key of the drag under way, from press to release
+        self._run: object | None = None  # the key of the run of keyboard/wheel steps under way
+        self._run_at = 0.0  # when its last step was
+        self.slider.sliderPressed.connect(self._slider_pressed)
+        self.slider.sliderReleased.connect(self._slider_released)
+        self.slider.installEventFilter(self)  # focus leaving it ends a run
         self.epsilon.valueChanged.connect(self._typed_epsilon)
         self.delta.editingFinished.connect(self._typed_delta)
         self.size.valueChanged.connect(self._typed_size)
@@ -240,11 +253,37 @@ class PreviewPage(QWidget):
 
     # -- input ---------------------------------------------------------------------------------
     def _slid(self, position: int) -> None:
-        if not self._syncing:
+        if self._syncing:
+            return
+        self._syncing = True  # the field follows; its change is this move's, not a typed value
+        try:
             self.epsilon.setValue(slider_to_epsilon(position))
-            # at once, not at the timer: the timer ran after the slider had been repainted, so every move was
-            # painted twice (the slider, then the numbers it moved)
-            self.recompute()
+        finally:
+            self._syncing = False
+        plan = self.document.plan
+        # merged into the step of the gesture under way: one drag is one undo step
+        self.document.update(replace(plan, total=Budget(self.epsilon.value(), plan.total.delta)),
+                             merge=self._slider_gesture())
+        # at once, not at the timer: the timer ran after the slider had been repainted, so every move was
+        # painted twice (the slider, then the numbers it moved)
+        self.recompute()
+
+    def _slider_gesture(self) -> object:
+        """The merge key of this move of the slider: the drag's while it is held down; otherwise (keyboard, wheel,
+        a click beside the handle) the run's, a new one after a pause of ``RUN_PAUSE`` seconds."""
+        if self.slider.isSliderDown() and self._drag is not None:
+            return self._drag
+        now = monotonic()
+        if self._run is None or now - self._run_at > RUN_PAUSE:
+            self._run = object()
+        self._run_at = now
+        return self._run
+
+    def _slider_pressed(self) -> None:
+        self._drag, self._run = object(), None  # a new step, apart from the keys' before it and after it
+
+    def _slider_released(self) -> None:
+        self._drag = None
 
     def focus_field(self, control: str, statistic: int | None = None) -> None:
         """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"; "target" or
@@ -485,6 +524,8 @@ class PreviewPage(QWidget):
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
             self.fit_table()  # the window, or the splitter beside the budget, gave the table another width
+        elif watched is self.slider and event.type() == QEvent.Type.FocusOut:
+            self._run = None  # the keys' next step on the slider is a step of its own
         return super().eventFilter(watched, event)
 
     def show_tightest(self) -> None:
