@@ -793,6 +793,9 @@ def blocks_of(table: Table, columns: list[str], progress: Progress | None = None
     text_format = TextFormat(table.delimiter or ",", table.encoding or "utf-8", has_quotes(path))
     names = [f"c{i}" for i in range(len(table.columns))]
     wanted = {f"c{table.columns.index(c)}": c for c in columns}
-    reader, _ = stream(opener, text_format, path.name, names)
-    for batch in reader:
-        yield batch.select(list(wanted)).rename_columns(list(wanted.values())).to_pandas()
+    reader, _, close = stream(opener, text_format, path.name, names)
+    try:
+        for batch in reader:
+            yield batch.select(list(wanted)).rename_columns(list(wanted.values())).to_pandas()
+    finally:
+        close()  # a reader that stops early lets go of the file and Arrow's reading thread

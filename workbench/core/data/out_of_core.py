@@ -302,6 +302,7 @@ class OutOfCoreData(SqlData):
         self._counted: _CountedFile | None = None
         self._stream_failures: list[DataFileError] = []
         self._text_rows: Any = None  # a text file's rows, until they are stored
+        self._close_text: Callable[[], None] = lambda: None  # closes the text file's stream (``stream``)
         self._numbered: tuple[str, int, int] | None = None  # a Parquet file's named RangeIndex (``_columns``)
         self._range_column = _RANGE_INDEX  # the query's name for its values: no column of the file's (``_columns``)
         self._db.execute("SET enable_progress_bar = false").fetchall()  # DuckDB would print it; ``progress`` reads it
@@ -313,6 +314,7 @@ class OutOfCoreData(SqlData):
             raise
 
     def close(self) -> None:
+        self._close_text()  # a text file's stream never stored (a failure before it was)
         try:
             self._db.close()
         except Exception:  # noqa: BLE001 - closing twice, or after a failed start
@@ -390,7 +392,8 @@ class OutOfCoreData(SqlData):
             self._counted = _CountedFile(self.source.path)
             return self._counted  # type: ignore[return-value]
 
-        self._text_rows, self._stream_failures = stream(open_file, self._text_format(), self.source.name, names)
+        self._text_rows, self._stream_failures, self._close_text = stream(open_file, self._text_format(),
+                                                                          self.source.name, names)
         return _TEXT_ROWS
 
     def _store(self, name: str, query: str, progress: Progress | None) -> None:
@@ -460,6 +463,7 @@ class OutOfCoreData(SqlData):
         finally:
             stop.set()
             parser.join()
+            self._close_text()  # a stream left part way (Cancel, a failure) lets go of Arrow's thread and the file
 
     def _view(self, name: str, query: str) -> None:
         self._run(f"CREATE VIEW {name} AS {query}", None)

@@ -93,11 +93,13 @@ def read_table(open_file: Opener, text_format: TextFormat, file_name: str, rows:
 
 
 def stream(open_file: Opener, text_format: TextFormat, file_name: str,
-           names: list[str]) -> tuple[pa.RecordBatchReader, list[DataFileError]]:
+           names: list[str]) -> tuple[pa.RecordBatchReader, list[DataFileError], Callable[[], None]]:
     """The table as a stream of blocks, every column as text, its columns renamed ``names`` (one per column
     of the file, in order: the file's own may repeat or hold any character). A reading that fails part way
     (a row too long, a byte that is not text) puts its ``DataFileError`` in the list returned, for the
-    reader of the stream (DuckDB) to raise in place of its own words."""
+    reader of the stream (DuckDB) to raise in place of its own words. The function returned closes the file: a
+    stream left before its end (Cancel, a failure) would otherwise keep Arrow's reading thread held back by
+    ``_Paced``, and the file open, until the stream is collected."""
     failures: list[DataFileError] = []
     options = text_format.options(column_names(open_file, text_format, file_name))
     source = _Paced(open_file(), STREAM_AHEAD_BLOCKS if text_format.arrow_encoding == "utf8" else None)
@@ -122,7 +124,7 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
         finally:
             source.close()
 
-    return pa.RecordBatchReader.from_batches(schema, batches()), failures
+    return pa.RecordBatchReader.from_batches(schema, batches()), failures, source.close
 
 
 class _Paced(io.RawIOBase):
