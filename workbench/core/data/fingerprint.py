@@ -149,13 +149,17 @@ def _few_distinct(series: pd.Series) -> "pa.DictionaryArray | None":
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    array = pa.array(series.to_numpy(dtype=object, na_value=None) if pd.api.types.is_object_dtype(series.dtype)
-                     else series, type=pa.string())
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    sample = array.slice(0, _SAMPLE_ROWS)
+    def as_arrow(part: pd.Series) -> "pa.Array | pa.ChunkedArray":
+        # large_string: a column of more than 2 GiB of text would not fit string's 32-bit offsets
+        return pa.array(part.to_numpy(dtype=object, na_value=None) if pd.api.types.is_object_dtype(part.dtype)
+                        else part, type=pa.large_string())
+
+    sample = as_arrow(series.iloc[:_SAMPLE_ROWS])  # decided before the whole column is converted
     if pc.count_distinct(sample).as_py() > max(len(sample) // 2, _FEW_VALUES):
         return None  # mostly distinct (an id, an amount): not worth hashing every value to find out
+    array = as_arrow(series)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
     encoded = pc.dictionary_encode(array)
     return encoded if len(encoded.dictionary) <= max(len(array) // _DISTINCT_SHARE, _FEW_VALUES) else None
 
@@ -188,7 +192,7 @@ def _distinct_tokens(db: Any, d: Dialect, columns: "list[pa.DictionaryArray]") -
     assert [(c, i) for c, i, _ in made] == list(zip(distinct["dp_c"].to_pylist(), distinct["dp_i"].to_pylist()))
     out, start = [], 0
     for column, size in zip(columns, sizes):
-        by_value = pa.array([made_token for _, _, made_token in made[start:start + size]], pa.string())
+        by_value = pa.array([made_token for _, _, made_token in made[start:start + size]], pa.large_string())  # every row's token: may pass 2 GiB
         out.append(pc.take(by_value, column.indices))
         start += size
     return out
