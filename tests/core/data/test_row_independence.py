@@ -207,3 +207,17 @@ def test_a_text_column_reads_the_same_whichever_way_its_count_of_distinct_values
             messages.append(str(refused.value))
         assert messages[0] == messages[1]
     assert np.isnan(by_row[spellings.index("NA")])
+    # a long column whose first rows are mostly distinct goes to Arrow's kernels at once (``_mostly_distinct``),
+    # the spellings after those rows: read as one by one
+    rng = np.random.default_rng(39)
+    mixed = [repr(float(x)) for x in rng.normal(size=reading._SAMPLE_ROWS + 4000)] + spellings * 40
+    for dtype in ("string[pyarrow]", "string[python]", "str"):
+        long_column = pd.Series(mixed, dtype=dtype)
+        assert reading._mostly_distinct(long_column), dtype
+        assert reading.read_numbers(long_column, "x", "f.csv")[-len(spellings):].tobytes() == by_row.tobytes()
+        codes, uniques = reading._distinct(long_column)  # the way by distinct value, on the same column
+        cells = [reading.read_cell(v) for v in reading._listed(uniques)]
+        by_value = np.append(np.array([np.nan if c.kind == "missing" else
+                                       (reading._TRUTH[c.text] if c.number is None else c.number) for c in cells],
+                                      dtype=np.float64), np.nan)[codes]
+        assert reading.read_numbers(long_column, "x", "f.csv").tobytes() == by_value.tobytes()

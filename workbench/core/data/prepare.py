@@ -20,7 +20,7 @@ The result is private data: it stays in memory and is read only by ``statistics`
 from __future__ import annotations
 
 import math
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -133,7 +133,7 @@ class PreparedData:
     def aggregate(self, request: Aggregate) -> Answer:
         """The exact answer to ``request``, computed by numpy on the prepared rows."""
         kept = self._complete_rows(request.rows) if request.rows else None
-        rows = _Rows(self._values, kept)
+        rows = _Rows(self._values, kept, request.rows)
         length = self.rows if kept is None else len(kept)
         codes = None
         for part in request.parts:
@@ -171,10 +171,15 @@ class _Rows:
     """The prepared columns at the rows ``kept`` (None: all rows), each column taken once when first read: what
     ``evaluate`` and ``part_codes`` read, as they read a data frame's columns."""
 
-    def __init__(self, values: Callable[[str], np.ndarray], kept: np.ndarray | None) -> None:
-        self._values, self._kept, self._taken = values, kept, {}
+    def __init__(self, values: Callable[[str], np.ndarray], kept: np.ndarray | None,
+                 complete_in: Sequence[str] = ()) -> None:
+        self._values, self._kept, self._taken, self._complete_in = values, kept, {}, frozenset(complete_in)
 
     def __getitem__(self, name: str) -> np.ndarray:
+        if self._complete_in and name not in self._complete_in:
+            # the rows kept are complete in these columns only: another one's missing values would become
+            # INT64_MIN in an exact sum, where the request's own rows list would have named it
+            raise KeyError(f"column {name!r} is read but not among the request's complete columns")
         if name not in self._taken:
             values = self._values(name)
             self._taken[name] = values if self._kept is None else values[self._kept]
