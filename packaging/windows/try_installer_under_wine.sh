@@ -22,7 +22,9 @@ START_MENU="$(dirname "$LOCALAPPDATA")/Roaming/Microsoft/Windows/Start Menu/Prog
 UNINSTALL_KEY='HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\DP Workbench'
 SETTINGS_KEY='HKCU\Software\DP Workbench'
 LEDGER="$LOCALAPPDATA/dp-workbench/ledger.sqlite"
-registry() { win reg query "$@" | tr -d '\r'; }
+# Wine's own diagnostics (a crash elsewhere in the prefix: "wine: Unhandled page fault ...", "0090:err:...") share
+# reg.exe's output through win(); they are not the registry's (a CI run's upgrade check saw one and failed)
+registry() { win reg query "$@" | tr -d '\r' | { grep -Ev '^(wine: |[0-9a-f]{4}:(err|fixme|warn|trace):)' || true; }; }
 installed_version() { registry "$UNINSTALL_KEY" /v DisplayVersion | awk '/DisplayVersion/{print $3}'; }
 user_data() {  # the ledger's checksum and the settings (where Qt keeps them on Windows: the registry)
   sha256sum "$LEDGER" | cut -d' ' -f1
