@@ -21,7 +21,14 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from workbench.core.data.reading import Cell, read_cell, stored_kind
+from workbench.core.data.reading import (  # the reading's own thresholds for "few distinct values"
+    _DISTINCT_SHARE,
+    _FEW_VALUES,
+    _SAMPLE_ROWS,
+    Cell,
+    read_cell,
+    stored_kind,
+)
 from workbench.core.data.sql_reading import (
     DATE,
     FLOAT,
@@ -137,10 +144,6 @@ def content_digest(frame: pd.DataFrame, threads: int | None = None) -> bytes:
         query = digest_query(d, f"({hashed_rows(d, columns, 'dp_frame')}) AS dp_hashed")
         count, first, second = db.execute(query).fetchone()
     return digest(names, count, first, second)
-
-
-_SAMPLE_ROWS = 1 << 16  # the first rows, whose distinct values say whether to look for the column's distinct values
-_DISTINCT_SHARE, _FEW_VALUES = 4, 1000  # per distinct value: at most a quarter of the rows distinct, or this many
 
 
 def _few_distinct(series: pd.Series) -> "pa.DictionaryArray | None":
