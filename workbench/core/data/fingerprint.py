@@ -9,7 +9,8 @@ not matter), any other value by its trimmed text, a missing value as missing. Ea
 its values in the order of the sorted column names) and the rows are combined by adding their hashes, so
 that the order of rows does not matter and an engine can compute it where the data are: DuckDB on a file
 larger than memory, Spark on a cluster, and DuckDB on a loaded frame, all with the same SQL
-(``sql_reading.token_layers``). It never leaves memory: the ledger stores only its HMAC under a key kept
+(``sql_reading.token_layers``; DuckDB's spelling of the row's text and hash, ``DuckDBDialect``, is its own and
+gives every row the same hash). It never leaves memory: the ledger stores only its HMAC under a key kept
 outside the ledger (``Ledger.content_fingerprint_of``).
 """
 
@@ -38,6 +39,7 @@ from workbench.core.data.sql_reading import (
     TOKEN,
     TRUTH,
     Dialect,
+    DuckDBDialect,
     StoredColumn,
     read_value,
     token_layers,
@@ -61,7 +63,7 @@ def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source:
         column_layers, token, value = token_layers(d, column, f"dp_v{i}")
         for layer, new in zip(layers, column_layers):
             layer.extend(new)
-        tokens.append(f"coalesce({token}, '')")
+        tokens.append(token)
         read[name] = value
     carried: list[str] = []
     query = source
@@ -69,10 +71,9 @@ def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source:
         query = f"SELECT {', '.join([*carried, *layer]) or '1 AS dp_one'} FROM {query}"
         carried = [*carried, *_aliases(layer)]
         query = f"({query}) AS dp_layer{depth}"
-    row = f"concat_ws({d.row_separator()}, {', '.join(tokens)})" if tokens else "''"
     outputs = [*(f"{read_value(d, read[name], role)} AS {alias}" for alias, name, role in keep), *_aliases(extra)]
-    query = f"(SELECT {', '.join([*outputs, f'md5({row}) AS dp_md5'])} FROM {query}) AS dp_hashing"
-    halves = [f"{d.hex_number(f'substr(dp_md5, {start}, 16)')} AS {alias}" for start, alias in zip((1, 17), ROW_HASH)]
+    query = f"(SELECT {', '.join([*outputs, f'{d.md5(d.row_text(tokens))} AS dp_md5'])} FROM {query}) AS dp_hashing"
+    halves = [f"{half} AS {alias}" for half, alias in zip(d.md5_halves("dp_md5"), ROW_HASH)]
     return f"SELECT {', '.join([*(_aliases(outputs)), *halves])} FROM {query}"
 
 
@@ -106,7 +107,7 @@ def content_digest(frame: pd.DataFrame, threads: int | None = None) -> bytes:
 
     names = [str(column).strip() for column in frame.columns]
     values, tokens, columns = {}, {}, []
-    d = Dialect()
+    d = DuckDBDialect()
     with duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}) as db:
         db.execute("SET disabled_optimizers = 'in_clause'")  # as out of core (``out_of_core.KEEP_IN_LISTS``)
         if threads is not None:
@@ -189,7 +190,7 @@ def _distinct_tokens(db: Any, d: Dialect, columns: "list[pa.DictionaryArray]") -
     })
     db.register("dp_distinct", distinct)
     try:
-        made = db.execute(f"SELECT dp_c, dp_i, {token} AS dp_token FROM {query} ORDER BY dp_c, dp_i").fetchall()
+        made = db.execute(f"SELECT dp_c, dp_i, {token.sql} AS dp_token FROM {query} ORDER BY dp_c, dp_i").fetchall()
     finally:
         db.unregister("dp_distinct")
     assert [(c, i) for c, i, _ in made] == list(zip(distinct["dp_c"].to_pylist(), distinct["dp_i"].to_pylist()))

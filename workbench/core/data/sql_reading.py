@@ -20,6 +20,11 @@ TEXT, INTEGER, FLOAT, DECIMAL, TRUTH, DATE, TIMESTAMP, OTHER = (
 TOKEN = "token"  # a column of values already turned into tokens (``fingerprint``)
 CLEAN = "clean"  # text already read by the rule: trimmed, NULL where missing (the engines' stored copy of a file)
 NUMBERS = (INTEGER, FLOAT, DECIMAL)
+EMPTY = "''"
+# the characters a text that ``reading.NUMBER`` matches can start with: a sign, a point, a digit, the i of inf
+NUMBER_STARTS = "+-.0123456789iI"
+# the widest range of code points around the letters in which none is white space (``Dialect.trim``): 33 to 132
+_PRINTABLE = (max(ord(c) for c in WHITESPACE if c < "A") + 1, min(ord(c) for c in WHITESPACE if c > "A") - 1)
 
 
 class Dialect:
@@ -32,9 +37,15 @@ class Dialect:
         return "'" + value.replace("'", "''") + "'"
 
     def trim(self, value: str) -> str:
-        # trimming by a set of 29 characters costs a microsecond a value: only where a value starts or ends with one
+        # trimming by a set of 29 characters costs a microsecond a value: only where a value starts or ends with one.
+        # Most values start and end with a character between the set's ASCII ones and its others (a letter, a
+        # digit), which two comparisons tell: the set is looked up only for the rest
         codes = ", ".join(str(ord(c)) for c in WHITESPACE)
-        return (f"(CASE WHEN unicode({value}) IN ({codes}) OR unicode(right({value}, 1)) IN ({codes}) "
+        low, high = _PRINTABLE
+        plain = (f"unicode({value}) BETWEEN {low} AND {high} AND "
+                 f"unicode(substr({value}, -1)) BETWEEN {low} AND {high}")
+        return (f"(CASE WHEN {plain} THEN {value} "
+                f"WHEN unicode({value}) IN ({codes}) OR unicode(right({value}, 1)) IN ({codes}) "
                 f"THEN trim({value}, {self.text(WHITESPACE)}) ELSE {value} END)")
 
     def full_match(self, value: str, pattern: str) -> str:
@@ -80,12 +91,70 @@ class Dialect:
         """16 hexadecimal digits as an unsigned 64-bit integer."""
         return f"CAST(('0x' || {hex_digits}) AS UBIGINT)"
 
+    # The methods below are portable SQL (a dialect that does not spell them otherwise runs them as they are);
+    # ``DuckDBDialect`` spells them with DuckDB's own, faster functions.
+
+    def is_number(self, text: str) -> str:
+        """Whether a text (trimmed) is a decimal number or an infinity (``reading.NUMBER``)."""
+        return self.full_match(text, NUMBER)
+
+    def row_text(self, tokens: "list[Token]") -> str:
+        """A row's tokens (in the order of the sorted column names) joined by U+001F, a missing value's empty."""
+        if not tokens:
+            return EMPTY
+        return f"concat_ws({self.row_separator()}, {', '.join(f'coalesce({t.sql}, {EMPTY})' for t in tokens)})"
+
+    def md5(self, text: str) -> str:
+        """The MD5 digest of a text, in the form ``md5_halves`` reads."""
+        return f"md5({text})"
+
+    def md5_halves(self, digest: str) -> tuple[str, str]:
+        """An ``md5`` digest's first and last 8 bytes, each read big-endian (its first and last 16 hexadecimal
+        digits), as unsigned 64-bit integers."""
+        return self.hex_number(f"substr({digest}, 1, 16)"), self.hex_number(f"substr({digest}, 17, 16)")
+
     def exact_sum(self, unsigned: str) -> str:
         """The exact sum of a column of ``hex_number``s."""
         return f"sum(CAST({unsigned} AS HUGEINT))"
 
     def row_separator(self) -> str:
         return "chr(31)"
+
+
+class DuckDBDialect(Dialect):
+    """DuckDB's spelling with its own functions where ``Dialect``'s portable SQL is slower, for the engines that
+    run DuckDB (out of core, and the content fingerprint of a loaded table). Each method gives what the portable
+    one gives, value by value (``tests/core/data/test_fingerprint_sql.py``)."""
+
+    def is_number(self, text: str) -> str:
+        # the pattern (RE2: 50 ns a value) only on a text whose first character can start a number; the other texts
+        # (most of a categorical column's) are told by a comparison or two
+        codes = sorted({ord(c) for c in NUMBER_STARTS})
+        low, others = [c for c in codes if c <= ord("9")], [c for c in codes if c > ord("9")]
+        first = f"unicode({text})"
+        return (f"(CASE WHEN {first} BETWEEN {low[0]} AND {low[-1]} OR {first} IN ({', '.join(map(str, others))}) "
+                f"THEN {self.full_match(text, NUMBER)} WHEN {text} IS NOT NULL THEN false END)")
+
+    def row_text(self, tokens: "list[Token]") -> str:
+        # each token as its two parts, which concat joins (leaving out a NULL part) without making the token first
+        if not tokens:
+            return EMPTY
+        return f"concat({f', {self.row_separator()}, '.join(f'{t.mark}, {t.rest}' for t in tokens)})"
+
+    def md5(self, text: str) -> str:
+        return f"md5_number({text})"  # the 16 bytes as a number: no hexadecimal digits written and read back
+
+    def md5_halves(self, digest: str) -> tuple[str, str]:
+        # md5_number reads the digest's bytes as one little-endian 128-bit integer: its low 64 bits are the first
+        # 8 bytes read little-endian, its high 64 bits the last 8; each has its bytes' order reversed here
+        low = f"CAST({digest} & CAST({(1 << 64) - 1} AS UHUGEINT) AS UBIGINT)"
+        high = f"CAST({digest} >> 64 AS UBIGINT)"
+        return _byte_swapped(low), _byte_swapped(high)
+
+
+def _byte_swapped(unsigned: str) -> str:
+    """An unsigned 64-bit integer with the order of its 8 bytes reversed."""
+    return "(" + " | ".join(f"((({unsigned} >> {8 * k}) & 255) << {8 * (7 - k)})" for k in range(8)) + ")"
 
 
 def _in(d: Dialect, value: str, words: tuple[str, ...]) -> str:
@@ -101,7 +170,7 @@ def text_value(d: Dialect, column: str, kind: str = TEXT) -> str:
 
 
 def is_number_text(d: Dialect, text: str) -> str:
-    return d.full_match(text, NUMBER)
+    return d.is_number(text)
 
 
 def number_value(d: Dialect, column: str, kind: str) -> str:
@@ -224,6 +293,17 @@ class ReadAliases:
     number: str
 
 
+@dataclass(frozen=True)
+class Token:
+    """A value's token for the content fingerprint (``token_layers``): ``sql`` the token, NULL where the value is
+    missing; and the same as two parts that joined make it (``Dialect.row_text``): ``mark`` ('#', '#inf',
+    '#-inf', '~' or '$'; NULL where missing) and ``rest`` (the number's digits or the text; NULL where none)."""
+
+    sql: str
+    mark: str
+    rest: str
+
+
 ROLES = ("text", "number", "bad", "person")
 
 
@@ -254,7 +334,7 @@ def read_value(d: Dialect, value: ReadAliases, role: str) -> str:
     return n if kind == FLOAT else t
 
 
-def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[list[str]], str, ReadAliases]:
+def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[list[str]], Token, ReadAliases]:
     """A value's token for the content fingerprint (``fingerprint``), in layers of SELECT so that no trim or cast
     is repeated: each layer's new columns (every alias stays available to the layers after it), the token's SQL
     over the last, and where the value as the rule reads it is (``ReadAliases``, for ``read_value``). A number (stored, or text that is a decimal number) is '#' and its digits
@@ -294,8 +374,15 @@ def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[lis
              + f" END) AS {m}"]
     carry = d.integer_divide(m, "17179869184")  # 1 where rounding carried into the next power of two
     key = f"({e} + {carry} + 1100) * 34359738368 + {m} - {carry} * 8589934592"
-    number_token = (f"(CASE WHEN {w} THEN '#' || {d.string(f'CAST({n} AS BIGINT)')} "
-                    f"WHEN NOT {d.finite(n)} THEN (CASE WHEN {n} > 0 THEN '#inf' ELSE '#-inf' END) "
-                    f"ELSE '~' || {d.string(f'(CASE WHEN {n} < 0 THEN -1 ELSE 1 END) * ({key})')} END)")
-    token = t if kind == TOKEN else f"(CASE WHEN {n} IS NOT NULL THEN {number_token} WHEN {t} IS NOT NULL THEN '$' || {t} END)"
-    return [first, second, third, fourth, fifth, sixth], token, ReadAliases(kind, r, t, n)
+    whole, rounded = d.string(f"CAST({n} AS BIGINT)"), d.string(f"(CASE WHEN {n} < 0 THEN -1 ELSE 1 END) * ({key})")
+    infinite = f"(CASE WHEN {n} > 0 THEN '#inf' ELSE '#-inf' END)"
+    number_token = f"(CASE WHEN {w} THEN '#' || {whole} WHEN NOT {d.finite(n)} THEN {infinite} ELSE '~' || {rounded} END)"
+    if kind == TOKEN:
+        return [first, second, third, fourth, fifth, sixth], Token(t, t, d.string("NULL")), ReadAliases(kind, r, t, n)
+    token = f"(CASE WHEN {n} IS NOT NULL THEN {number_token} WHEN {t} IS NOT NULL THEN '$' || {t} END)"
+    if kind == INTEGER:  # a whole number below 2^53 is its stored integer exactly: its digits, not the double's
+        whole = d.string(r)
+    mark = (f"(CASE WHEN {w} THEN '#' WHEN {n} IS NULL THEN (CASE WHEN {t} IS NOT NULL THEN '$' END) "
+            f"WHEN NOT {d.finite(n)} THEN {infinite} ELSE '~' END)")
+    rest = f"(CASE WHEN {w} THEN {whole} WHEN {n} IS NULL THEN {t} WHEN {d.finite(n)} THEN {rounded} END)"
+    return [first, second, third, fourth, fifth, sixth], Token(token, mark, rest), ReadAliases(kind, r, t, n)
