@@ -42,7 +42,14 @@ from workbench.core.data.aggregates import (
     exact_sums_by_cell,
 )
 from workbench.core.data.io import Table
-from workbench.core.data.reading import MISSING_BIN, CategoryMatcher, category_bins, person_keys, read_numbers
+from workbench.core.data.reading import (
+    LEFT_OUT,
+    MISSING_BIN,
+    CategoryMatcher,
+    category_bins,
+    person_keys,
+    read_numbers,
+)
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
 from workbench.core.errors import Place, SchemaError
 
@@ -53,9 +60,11 @@ class PreparedData:
     export or print.
 
     ``prepare`` keeps the columns as numpy arrays (``frame`` shows them as a data frame, for the tests that
-    compare engines); a data frame of prepared values may be given instead. What several statistics of a plan
-    read alike (a column's values and presence, its category codes, the rows complete in a set of columns) is
-    computed once and kept: the prepared values never change, so each answer is the one computed afresh."""
+    compare engines), a categorical column's bins as the smallest integers that hold them (``MISSING_BIN`` where
+    missing: a byte a row where doubles took eight, and again for its codes); a data frame of prepared values may
+    be given instead. What several statistics of a plan read alike (a column's values and presence, its category
+    codes, the rows complete in a set of columns) is computed once and kept: the prepared values never change, so
+    each answer is the one computed afresh."""
 
     def __init__(self, frame: pd.DataFrame | None = None, schema: Schema | None = None, *,
                  columns: Mapping[str, np.ndarray] | None = None, length: int | None = None) -> None:
@@ -71,14 +80,22 @@ class PreparedData:
     def frame(self) -> pd.DataFrame:
         """The prepared values as a data frame, one column per described column, rows in file order. Private."""
         if self._frame is None:
-            self._frame = pd.DataFrame(self._columns, index=range(self._length))
+            self._frame = pd.DataFrame({name: self._values(name) for name in self._columns}, index=range(self._length))
         return self._frame
 
+    def _bins(self, column: str) -> np.ndarray | None:
+        """A categorical column's bins as ``prepare`` keeps them (integers, ``MISSING_BIN`` where missing), if so."""
+        values = self._columns.get(column)
+        return values if values is not None and values.dtype.kind == "i" else None
+
     def _values(self, column: str) -> np.ndarray:
-        """A column's prepared values as doubles, every row."""
+        """A column's prepared values as doubles, every row (a categorical column's bins: made afresh, not kept)."""
         if column not in self._columns:
             assert self._frame is not None
             self._columns[column] = self._frame[column].to_numpy(dtype=np.float64)
+        bins = self._bins(column)
+        if bins is not None:
+            return np.where(bins == MISSING_BIN, np.nan, bins.astype(np.float64))
         return self._columns[column]
 
     def numeric(self, column: str) -> np.ndarray:
@@ -112,22 +129,28 @@ class PreparedData:
                 missing = self._missing(name)
                 if missing is not None:
                     present = ~missing if present is None else present & ~missing
-            self._cache[key] = None if present is None or present.all() else np.flatnonzero(present)
+            # as 32-bit positions where they fit: half the memory of numpy's own, the same rows
+            self._cache[key] = None if present is None or present.all() else \
+                np.flatnonzero(present).astype(np.int32 if self._length < 2**31 else np.int64)
         return self._cache[key]
 
     def _missing(self, column: str) -> np.ndarray | None:
         """Where ``column`` is missing (None: nowhere)."""
         key = ("missing", column)
         if key not in self._cache:
-            missing = np.isnan(self._values(column))
+            bins = self._bins(column)
+            missing = bins == MISSING_BIN if bins is not None else np.isnan(self._values(column))
             self._cache[key] = missing if missing.any() else None
         return self._cache[key]
 
     def _category_codes(self, column: str) -> np.ndarray:
-        """A categorical column's bins as integers (-1: outside the list and dropped, or missing)."""
+        """A categorical column's bins as integers (-1: outside the list and dropped, or missing; as small as the
+        bins kept, widened where cells are made of them)."""
         key = ("codes", column)
         if key not in self._cache:
-            self._cache[key] = np.nan_to_num(self._values(column), nan=-1).astype(np.int64)
+            bins = self._bins(column)
+            self._cache[key] = np.where(bins == MISSING_BIN, bins.dtype.type(LEFT_OUT), bins) if bins is not None \
+                else np.nan_to_num(self._values(column), nan=-1).astype(np.int64)
         return self._cache[key]
 
     def aggregate(self, request: Aggregate) -> Answer:
@@ -142,8 +165,8 @@ class PreparedData:
                 own = own if kept is None else own[kept]
             else:
                 own = part_codes(part, rows)
-            # the first part alone: 0 * size + own where own is kept
-            codes = np.where(own >= 0, own, -1) if codes is None else \
+            # the first part alone: 0 * size + own where own is kept; cells as 64-bit integers whatever the codes' own
+            codes = np.where(own >= 0, own, -1).astype(np.int64, copy=False) if codes is None else \
                 np.where((codes >= 0) & (own >= 0), codes * part.size + own, -1)
         if codes is None:
             codes = np.zeros(length, dtype=np.int64)
@@ -272,12 +295,16 @@ def prepare(table: Table, schema: Schema) -> PreparedData:
                 columns[spec.name] = np.where(values < spec.lower, float(spec.lower),
                                               np.where(values > spec.upper, float(spec.upper), values))
         elif isinstance(spec, CategoricalColumn):
-            bins = category_bins(frame[spec.name], spec, table.label_maps.get(spec.name)).astype(np.float64)
+            bins = category_bins(frame[spec.name], spec, table.label_maps.get(spec.name))
             if spec.missing.action is MissingAction.IMPUTE:
                 bins[bins == MISSING_BIN] = CategoryMatcher(spec).text_bin(str(spec.missing.value))
-            bins[bins == MISSING_BIN] = np.nan
-            columns[spec.name] = bins
+            columns[spec.name] = bins.astype(_smallest_integers(len(spec.categories) + 1))  # MISSING_BIN where missing
     return PreparedData(schema=schema, columns=columns, length=len(frame))
+
+
+def _smallest_integers(largest: int) -> type:
+    """The smallest signed integer type that holds the bins up to ``largest`` (and ``MISSING_BIN``)."""
+    return next(t for t in (np.int8, np.int16, np.int32) if largest <= np.iinfo(t).max) if largest < 2**31 else np.int64
 
 
 def kept_rows(table: Table, schema: Schema) -> pd.DataFrame:

@@ -1,0 +1,84 @@
+"""The in-memory engine's prepared columns: a categorical column's bins kept as small integers answer every
+aggregate as the same values kept as doubles (NaN where missing) do."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.core.data.aggregates import Aggregate, Bins, Categories, Column, RankSlots, clip, rint
+from workbench.core.data.io import Table
+from workbench.core.data.prepare import PreparedData, prepare
+from workbench.core.data.schema import (
+    CategoricalColumn,
+    MissingAction,
+    MissingPolicy,
+    NumericColumn,
+    OutsideCategories,
+    Schema,
+)
+
+ROWS = 3000
+
+
+def _table() -> tuple[Table, Schema]:
+    rng = np.random.default_rng(7)
+    small = rng.choice(["a", "b", "c", "zz", "", None], size=ROWS)  # zz: outside the list
+    wide = [None if i % 97 == 0 else f"w{rng.integers(0, 320)}" for i in range(ROWS)]  # 300 bins: 16-bit; w300 on: outside
+    x = rng.normal(50, 30, size=ROWS).round(2).astype(object)
+    x[::41] = None
+    frame = pd.DataFrame({"small": small, "wide": wide, "x": x.astype(str), "y": rng.choice(["yes", "no"], ROWS)})
+    frame.loc[frame["x"] == "None", "x"] = ""
+    schema = Schema((
+        CategoricalColumn("small", categories=("a", "b", "c"), outside=OutsideCategories.OTHER),
+        CategoricalColumn("wide", categories=tuple(f"w{i}" for i in range(300)), outside=OutsideCategories.DROP),
+        CategoricalColumn("y", categories=("yes", "no"), outside=OutsideCategories.DROP,
+                          missing=MissingPolicy(MissingAction.IMPUTE, "no")),
+        NumericColumn("x", lower=0, upper=100),
+    ))
+    return Table(frame=frame, source=Path("t.csv"), file_format="text"), schema
+
+
+def _requests(schema: Schema) -> list[Aggregate]:
+    small, wide, y = (Categories(schema.column(name)) for name in ("small", "wide", "y"))
+    value = clip(rint(Column("x") * 100), 0, 10_000)
+    return [
+        Aggregate(("small",), (small,)),
+        Aggregate(("wide", "small"), (wide, small)),  # 300 x 4 cells: more than a byte's codes hold
+        Aggregate(("small", "wide", "y"), (small, wide, y)),
+        Aggregate(("x", "wide"), (wide,), value),
+        Aggregate(("x", "small"), (small, Bins("x", (10.0, 50.0))), value),
+        Aggregate(("x", "y"), (y, RankSlots("x", tuple(float(c) for c in range(0, 101, 5))))),
+        Aggregate(("x",), (), value),
+        Aggregate(()),
+    ]
+
+
+def test_bins_kept_as_small_integers_answer_as_doubles_do():
+    table, schema = _table()
+    data = prepare(table, schema)
+    assert data._bins("small").dtype == np.int8 and data._bins("wide").dtype == np.int16
+    as_doubles = PreparedData(data.frame, schema)  # the same prepared values, categorical bins as doubles
+    assert np.isnan(data.frame["small"]).any() and (data.frame["wide"] == -1).any()
+    for request in _requests(schema):
+        ours, theirs = data.aggregate(request), as_doubles.aggregate(request)
+        assert ours.cells.tolist() == theirs.cells.tolist() and list(ours.totals) == list(theirs.totals), request
+    assert data.aggregate(_requests(schema)[1]).cells.max() > 127
+
+
+def test_a_categorical_column_reads_as_its_bins_with_missing_values_as_nan():
+    table, schema = _table()
+    frame = prepare(table, schema).frame
+    assert frame["small"].dtype == np.float64
+    small = table.frame["small"]
+    assert (np.isnan(frame["small"]) == (small.isna() | (small == "")).to_numpy()).all()
+    assert frame["small"][(small == "zz").to_numpy()].eq(3).all()  # the "other" bin
+    assert not np.isnan(frame["y"]).any()  # imputed
+
+
+@pytest.mark.parametrize("largest,expected", [(2, np.int8), (127, np.int8), (128, np.int16), (40_000, np.int32)])
+def test_bins_take_the_smallest_integers_that_hold_them(largest, expected):
+    from workbench.core.data.prepare import _smallest_integers
+
+    assert _smallest_integers(largest) is expected
