@@ -168,18 +168,24 @@ class PreparedData:
             # the first part alone: 0 * size + own where own is kept; cells as 64-bit integers whatever the codes' own
             codes = np.where(own >= 0, own, -1).astype(np.int64, copy=False) if codes is None else \
                 np.where((codes >= 0) & (own >= 0), codes * part.size + own, -1)
+        if codes is None and request.value is None:  # one cell, which every row is in
+            counts = np.array([length], dtype=np.int64)
+            cells = np.flatnonzero(counts)
+            return Answer(cells, counts[cells].tolist(), request.size)
         if codes is None:
             codes = np.zeros(length, dtype=np.int64)
         keep = codes >= 0
+        keep = None if keep.all() else keep  # no row left out: the rows are read as they are, not copied
         if request.value is None:
             if request.size <= _DENSE_CELLS:
-                counts = np.bincount(codes[keep], minlength=request.size)
+                counts = np.bincount(codes if keep is None else codes[keep], minlength=request.size)
                 cells = np.flatnonzero(counts)
                 return Answer(cells, counts[cells].tolist(), request.size)
-            cells, counts = np.unique(codes[keep], return_counts=True)
+            cells, counts = np.unique(codes if keep is None else codes[keep], return_counts=True)
             return Answer(cells, counts.tolist(), request.size)
         values = np.asarray(evaluate(request.value, rows), dtype=np.int64)
-        codes, values = codes[keep], values[keep]
+        if keep is not None:
+            codes, values = codes[keep], values[keep]
         if request.size <= _DENSE_CELLS and len(codes) < 1 << 30:
             cells, totals = exact_sums_by_cell(codes, values, request.size)
             return Answer(cells, totals, request.size)
