@@ -82,3 +82,22 @@ def test_bins_take_the_smallest_integers_that_hold_them(largest, expected):
     from workbench.core.data.prepare import _smallest_integers
 
     assert _smallest_integers(largest) is expected
+
+
+def test_counts_and_sums_that_leave_no_row_out_are_every_rows():
+    """One cell, or cells every row is in (an "other" bin, no value missing): counted and summed over every row
+    complete in the request's columns, as a plain count and a sum of Python integers say."""
+    table, schema = _table()
+    data = prepare(table, schema)
+    frame = data.frame
+    x = frame["x"].dropna()
+    assert data.aggregate(Aggregate(())).totals == [len(frame)]
+    assert data.aggregate(Aggregate(("x",))).totals == [len(x)]
+    cents = clip(rint(Column("x") * 100), 0, 10_000)
+    assert data.aggregate(Aggregate(("x",), (), cents)).totals == [sum(int(np.rint(v * 100)) for v in x)]
+    y = Categories(schema.column("y"))  # imputed, both values in the list: no row left out
+    answer = data.aggregate(Aggregate(("x", "y"), (y,), cents))
+    for cell, total in zip(answer.cells, answer.totals):
+        assert total == sum(int(np.rint(v * 100)) for v in frame.loc[frame["y"] == cell, "x"].dropna())
+    counts = data.aggregate(Aggregate(("y",), (y,)))
+    assert dict(zip(counts.cells.tolist(), counts.totals)) == frame["y"].value_counts().to_dict()
