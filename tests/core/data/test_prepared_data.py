@@ -101,3 +101,61 @@ def test_counts_and_sums_that_leave_no_row_out_are_every_rows():
         assert total == sum(int(np.rint(v * 100)) for v in frame.loc[frame["y"] == cell, "x"].dropna())
     counts = data.aggregate(Aggregate(("y",), (y,)))
     assert dict(zip(counts.cells.tolist(), counts.totals)) == frame["y"].value_counts().to_dict()
+
+
+def _ranks_as_grouped(series: pd.Series) -> list[int]:
+    """Each row's place among its person's rows, as pandas groups ``person_keys`` (the reading before
+    ``person_ranks``): -1 for a row with no id."""
+    from workbench.core.data.reading import person_keys
+
+    keys = person_keys(series)
+    known = keys.notna().to_numpy()
+    ranks = np.full(len(series), -1, dtype=np.int64)
+    ranks[known] = keys[known].groupby(keys[known], sort=False).cumcount().to_numpy()
+    return ranks.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "string[python]", object, "int64", "Int64", "float64"])
+def test_each_persons_rows_are_ranked_as_pandas_groups_their_ids(dtype):
+    from workbench.core.data.reading import person_ranks
+
+    rng = np.random.default_rng(11)
+    if dtype in ("int64", "Int64", "float64"):
+        values = rng.integers(-5, 40, size=5000).astype(object)
+        if dtype != "int64":
+            values[::13] = None
+        series = pd.Series(values.tolist(), dtype=dtype)
+        if dtype == "float64":
+            series[::17] = -0.0  # the same person as 0
+    else:
+        spellings = ["a", " a", "a ", "\u00a0a", "b", "B", "", "NA", None, "  ", "ab", "é", "e\u0301"]
+        series = _chunked_text([spellings[i] for i in rng.integers(0, len(spellings), size=5000)], dtype)
+    assert person_ranks(series).tolist() == _ranks_as_grouped(series)
+    assert person_ranks(series.iloc[:0]).tolist() == [] and person_ranks(series.iloc[:1]).tolist() == \
+        _ranks_as_grouped(series.iloc[:1])
+
+
+def _chunked_text(values: list, dtype) -> pd.Series:
+    import pyarrow as pa
+
+    chunks = [pa.array(values[i:i + 700], pa.large_string()) for i in range(0, len(values), 700)]
+    return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(chunks))).astype(dtype)
+
+
+def test_each_person_keeps_their_first_rows_and_only_the_described_columns_are_read():
+    from workbench.core.data.schema import IdentifierColumn, IgnoredColumn, PrivacyUnit
+
+    frame = pd.DataFrame({"pid": [" p1", "p2", "p1", None, "p1 ", "p2", "p3", ""],
+                          "x": ["1", "2", "3", "4", "5", "6", "7", "8"], "note": list("abcdefgh"),
+                          "other": list("ABCDEFGH")})
+    table = Table(frame=frame, source=Path("t.csv"), file_format="text")
+    schema = Schema((IdentifierColumn("pid"), NumericColumn("x", lower=0, upper=10), IgnoredColumn("note")),
+                    PrivacyUnit("pid", 2))
+    from workbench.core.data.prepare import kept_rows
+
+    kept = kept_rows(table, schema)
+    assert kept["x"].tolist() == ["1", "2", "3", "6", "7"] and list(kept.columns) == ["pid", "x", "note"]
+    assert prepare(table, schema).frame["x"].tolist() == [1.0, 2.0, 3.0, 6.0, 7.0]
+    everyone = Schema(schema.columns, PrivacyUnit("pid", 5))
+    assert kept_rows(Table(frame=frame.iloc[:3], source=Path("t.csv"), file_format="text"), everyone)["x"].tolist() \
+        == ["1", "2", "3"]

