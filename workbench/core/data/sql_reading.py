@@ -336,9 +336,10 @@ def read_value(d: Dialect, value: ReadAliases, role: str) -> str:
 
 def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[list[str]], Token, ReadAliases]:
     """A value's token for the content fingerprint (``fingerprint``), in layers of SELECT so that no trim or cast
-    is repeated: each layer's new columns (every alias stays available to the layers after it), the token's SQL
-    over the last, and where the value as the rule reads it is (``ReadAliases``, for ``read_value``). A number (stored, or text that is a decimal number) is '#' and its digits
-    if it is whole (below 2^53), else '~' and its value rounded to 33 significant bits as one exact integer
+    is repeated: each layer's new columns (every alias stays available to the layers after it), the token over the
+    last (``Token``: its SQL, and its two parts), and where the value as the rule reads it is (``ReadAliases``,
+    for ``read_value``). A number (stored, or text that is a decimal number) is '#' and its digits if it is whole
+    (below 2^53), else '~' and its value rounded to 33 significant bits as one exact integer
     (``fingerprint.number_token``); any other value '$' and its text; a missing value NULL."""
     c, kind = column.sql, column.kind
     r, t, n, e = f"{alias}_r", f"{alias}_t", f"{alias}_n", f"{alias}_e"
@@ -376,7 +377,8 @@ def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[lis
     key = f"({e} + {carry} + 1100) * 34359738368 + {m} - {carry} * 8589934592"
     whole, rounded = d.string(f"CAST({n} AS BIGINT)"), d.string(f"(CASE WHEN {n} < 0 THEN -1 ELSE 1 END) * ({key})")
     infinite = f"(CASE WHEN {n} > 0 THEN '#inf' ELSE '#-inf' END)"
-    number_token = f"(CASE WHEN {w} THEN '#' || {whole} WHEN NOT {d.finite(n)} THEN {infinite} ELSE '~' || {rounded} END)"
+    number_token = (f"(CASE WHEN {w} THEN '#' || {whole} WHEN NOT {d.finite(n)} THEN {infinite} "
+                    f"ELSE '~' || {rounded} END)")
     if kind == TOKEN:
         return [first, second, third, fourth, fifth, sixth], Token(t, t, d.string("NULL")), ReadAliases(kind, r, t, n)
     token = f"(CASE WHEN {n} IS NOT NULL THEN {number_token} WHEN {t} IS NOT NULL THEN '$' || {t} END)"
