@@ -75,6 +75,7 @@ NAME_WIDTH = 170  # the least width of the statistic's name, which wraps onto a 
 TEXT_WIDTH = 90  # the least width of the other texts (they wrap too) and of the target and group fields
 WRAPPED = (0, 4, 5, 6, 7, 8)  # the columns that can be narrowed (the others hold numbers, a weight and a tick)
 RUN_PAUSE = 1.0  # seconds without a keyboard or wheel step of the slider that end a run of them (one undo step)
+FILL_PAUSE = 100  # ms without a slider move after which the rows out of the table's view are brought up to date
 
 
 STATISTIC_AXIS = "noise added (in the statistic's units)"
@@ -321,6 +322,8 @@ class PreviewPage(QWidget):
         self.table.horizontalHeader().setStretchLastSection(False)  # fit_table gives the room to the name
         self.table.viewport().installEventFilter(self)
         self._sized_for: tuple = ()
+        self._unfilled: set[int] = set()  # rows a slider move left out of view (``recompute``, ``_fill_rows``)
+        self._unfilled_for: object | None = None  # the plan they are behind
         self.table.horizontalHeaderItem(6).setToolTip(
             "The accuracy you need, e.g. 50 for 'within ±50 with 95% confidence'. The statistic then gets the "
             "smallest ε that achieves it; the others share what is left of the total. Empty: by weight."
@@ -398,6 +401,13 @@ class PreviewPage(QWidget):
         self._tight_timer.setSingleShot(True)
         self._tight_timer.setInterval(300)
         self._tight_timer.timeout.connect(self.show_tightest)
+        # a slider move recomputes the rows in the table's view only; the others once the slider rests, or at once
+        # when they scroll into view (``_fill_rows``)
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.setInterval(FILL_PAUSE)
+        self._fill_timer.timeout.connect(self._fill_rows)
+        self.table.verticalScrollBar().valueChanged.connect(self._fill_rows)
         self.slider.valueChanged.connect(self._slid)
         # one undo step per gesture of the slider: a drag, or a run of keyboard/wheel steps (``_slider_gesture``)
         self._drag: object | None = None  # the key of the drag under way, from press to release
@@ -428,12 +438,13 @@ class PreviewPage(QWidget):
         finally:
             self._syncing = False
         plan = self.document.plan
+        pending = self._timer.isActive()  # another change waits for its recompute: that one shows every row
         # merged into the step of the gesture under way: one drag is one undo step
         self.document.update(replace(plan, total=Budget(self.epsilon.value(), plan.total.delta)),
                              merge=self._slider_gesture())
         # at once, not at the timer: the timer ran after the slider had been repainted, so every move was
         # painted twice (the slider, then the numbers it moved)
-        self.recompute()
+        self.recompute(in_view=not pending)
 
     def _slider_gesture(self) -> object:
         """The merge key of this move of the slider: the drag's while it is held down; otherwise (keyboard, wheel,
@@ -565,7 +576,9 @@ class PreviewPage(QWidget):
         self.reading.setText(" ".join(lines[:2]))
         self.reading.setToolTip("\n\n".join(lines))
 
-    def recompute(self) -> None:
+    def recompute(self, in_view: bool = False) -> None:
+        """Everything shown from the plan as it is now. ``in_view`` (a slider move): the table's rows out of its
+        view are left for ``_fill_rows`` (the error bounds of every row cost a slider move a frame)."""
         self._timer.stop()  # a recompute scheduled before this one is done by it
         plan = self.document.plan
         self._syncing = True
@@ -573,7 +586,8 @@ class PreviewPage(QWidget):
         self.slider.setValue(epsilon_to_slider(plan.total.epsilon))
         if not self.delta.hasFocus():
             self.delta.setText(f"{plan.total.delta:g}")
-        self.size.setValue(plan.dataset.size_estimate or 0)
+        if self.size.value() != (plan.dataset.size_estimate or 0):  # a spin box repaints on every setValue, even
+            self.size.setValue(plan.dataset.size_estimate or 0)  # of its own value: once per slider move
         self.privacy.setCurrentText(APPROXIMATE if plan.total.delta > 0 else PURE)
         if not self.sampling.hasFocus():
             rate = plan.dataset.sampling_rate
@@ -581,44 +595,91 @@ class PreviewPage(QWidget):
         self._syncing = False
         self.show_reading(plan.total.epsilon, plan.total.delta, plan.schema.neighbouring is Neighbouring.SUBSTITUTE)
 
-        size = plan.schema.public_size or plan.dataset.size_estimate
         problem = None
         try:
             budgeted = self.document.budgeted()
         except WorkbenchError as exc:
             budgeted, problem = None, str(exc)
         selected = self.table.currentRow()
-        self.table.setRowCount(len(plan.statistics))
-        self.errors = []
+        count = len(plan.statistics)
+        same_rows = self.table.rowCount() == count and tuple(p.statistic for p in plan.statistics) == self._sized_for
+        shown = self._rows_in_view(count, selected) if in_view and same_rows else range(count)
+        self.table.setRowCount(count)
+        self._unfilled = set(range(count)).difference(shown)
+        self.errors = [None] * count  # an unfilled row's until it is filled
+        self._unfilled_for = plan
+        for row in shown:
+            self._show_row(row, plan, budgeted)
         for row, planned in enumerate(plan.statistics):
-            shown = budgeted.statistics[row] if budgeted else planned
-            epsilon_text, error_text, relative_text, reliable_text = f"{shown.budget.epsilon:.3g}", "—", "", ""
-            error_detail = ""  # the error cell's tooltip, where it says more than the cell
-            error = None
-            try:
-                if isinstance(shown, PlannedSynthetic):  # ± rows per one-way cell, and each marginal's expected TVD
-                    error_text, relative_text = synthetic_words(synthetic_preview(shown, plan.schema, size,
-                                                                                  plan.confidence))
-                else:
-                    error_text, error_detail, relative_text, reliable_text, error = self._statistic_words(
-                        shown, plan, size)
-            except WorkbenchError as exc:
-                error_text, error_detail = f"⚠ {exc}", ""
-            self.errors.append(error)
-            items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text, None, None, reliable_text]
-            for column, text in enumerate(items):
-                if text is None:
-                    continue
-                item = self.table.item(row, column)
-                if item is None:
-                    item = QTableWidgetItem()
-                    self.table.setItem(row, column, item)
-                tip = error_detail if column == 4 and error_detail else text
-                if item.text() != text or item.toolTip() != tip:
-                    item.setText(text)
-                    item.setToolTip(tip)
             self._show_controls(row, planned)
+        if self._unfilled:
+            self._fill_timer.start()
+        else:
+            self._fill_timer.stop()
         self._after_rows(plan, budgeted, selected, problem)
+
+    def _rows_in_view(self, count: int, selected: int) -> set[int]:
+        """The rows of the table in its view, and the selected one (its error is in the plot's title); all of them
+        while the table is not shown. Row heights change only with the statistics (``fit_table``), not per move."""
+        if not self.table.isVisible():
+            return set(range(count))
+        first = self.table.rowAt(0)
+        last = self.table.rowAt(self.table.viewport().height() - 1)
+        if first < 0:
+            return set(range(count))
+        rows = set(range(first, (last if last >= 0 else count - 1) + 1))
+        if 0 <= selected < count:
+            rows.add(selected)
+        return rows
+
+    def _fill_rows(self) -> None:
+        """The rows a slider move left out of view, brought up to date: when the slider rests, or as soon as the
+        table scrolls, is resized or a row is selected."""
+        self._fill_timer.stop()
+        if not self._unfilled:
+            return
+        plan = self.document.plan
+        if plan is not self._unfilled_for or self.table.rowCount() != len(plan.statistics):
+            self.recompute()  # the plan changed since: all of it again
+            return
+        try:
+            budgeted = self.document.budgeted()
+        except WorkbenchError:
+            budgeted = None
+        rows, self._unfilled = sorted(self._unfilled), set()
+        for row in rows:
+            self._show_row(row, plan, budgeted)
+
+    def _show_row(self, row: int, plan, budgeted) -> None:
+        """The texts of one row of the table (its controls apart), and its error in ``errors``."""
+        planned = plan.statistics[row]
+        size = plan.schema.public_size or plan.dataset.size_estimate
+        shown = budgeted.statistics[row] if budgeted else planned
+        epsilon_text, error_text, relative_text, reliable_text = f"{shown.budget.epsilon:.3g}", "—", "", ""
+        error_detail = ""  # the error cell's tooltip, where it says more than the cell
+        error = None
+        try:
+            if isinstance(shown, PlannedSynthetic):  # ± rows per one-way cell, and each marginal's expected TVD
+                error_text, relative_text = synthetic_words(synthetic_preview(shown, plan.schema, size,
+                                                                              plan.confidence))
+            else:
+                error_text, error_detail, relative_text, reliable_text, error = self._statistic_words(
+                    shown, plan, size)
+        except WorkbenchError as exc:
+            error_text, error_detail = f"⚠ {exc}", ""
+        self.errors[row] = error
+        items = [planned.statistic.label, None, None, epsilon_text, error_text, relative_text, None, None, reliable_text]
+        for column, text in enumerate(items):
+            if text is None:
+                continue
+            item = self.table.item(row, column)
+            if item is None:
+                item = QTableWidgetItem()
+                self.table.setItem(row, column, item)
+            tip = error_detail if column == 4 and error_detail else text
+            if item.text() != text or item.toolTip() != tip:
+                item.setText(text)
+                item.setToolTip(tip)
 
     def _statistic_words(self, shown, plan, size) -> tuple[str, str, str, str, float]:
         """A statistic's planned error in words: (error, what the error cell's tooltip says more (or ''), relative
@@ -690,6 +751,7 @@ class PreviewPage(QWidget):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fill_rows()  # rows come into view, and are sized to their texts
             self.fit_table()  # the window, or the splitter beside the budget, gave the table another width
         elif watched is self.slider and event.type() == QEvent.Type.FocusOut:
             self._run = None  # the keys' next step on the slider is a step of its own
@@ -810,6 +872,8 @@ class PreviewPage(QWidget):
 
     def draw_noise(self) -> None:
         row = self.table.currentRow()
+        if row in self._unfilled:  # selected before it scrolled into view: its error is in the title
+            self._fill_rows()
         plan = self.document.plan
         if not 0 <= row < len(plan.statistics):
             self._clear_plot()
