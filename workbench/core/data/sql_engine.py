@@ -107,6 +107,12 @@ class SqlData:
         """Keep ``query``'s rows as ``name`` for the queries that follow."""
         raise NotImplementedError
 
+    def _store_digested(self, name: str, query: str, digest: str, progress: Progress | None) -> tuple:
+        """``_store``, then the one row of ``digest``, a query of the stored rows: an engine may compute both in one
+        pass (on Spark, a pass over the stored rows is a job of its own)."""
+        self._store(name, query, progress)
+        return tuple(self._all(digest)[0])
+
     def _lookup(self, columns: dict[str, list]) -> str:
         """A small public table (categories, candidates) by name."""
         raise NotImplementedError
@@ -143,10 +149,40 @@ class SqlData:
         return self._rows
 
     def aggregate(self, request: Aggregate) -> Answer:
+        key = self._request_key(request)
+        fused = self.__dict__.get("_fused", {}).get(key[1])
+        if fused is not None and key in fused:
+            answers = self.__dict__.setdefault("_answers", {})
+            if key not in answers:  # the first of its cells' requests to be asked: all of them answered at once
+                answers.update(self._answered_together(list(fused.values())))
+            return answers[key]
+        return self._answered_together([request])[key]
+
+    def expect(self, requests: Sequence[Aggregate]) -> None:
+        """The requests a release will make (known from public inputs before any is asked): those whose cells are
+        the same are answered by one GROUP BY when the first of them is asked, their totals side by side, each over
+        its own rows; ``aggregate`` then returns each one's answer when its statistic asks for it. Only how the exact
+        answers are computed changes (a pass over the rows on Spark is a job of its own): which are asked, when and
+        in what order, their noise and their charge are the statistics' as before, and each answer is the one its
+        own query gives."""
+        fused: dict[tuple, dict[tuple, Aggregate]] = {}
+        for request in requests:
+            key = self._request_key(request)
+            fused.setdefault(key[1], {}).setdefault(key, request)
+        self._fused = {cells: members for cells, members in fused.items() if len(members) > 1}
+        self._answers = {}
+
+    def _request_key(self, request: Aggregate) -> tuple:
+        """What a request's answer depends on: its rows (a set), its cells and its total, by value."""
+        total = "count(*)" if request.value is None else self._sql(request.value)
+        return tuple(sorted(set(request.rows))), tuple(_part_key(part) for part in request.parts), total
+
+    def _answered_together(self, requests: Sequence[Aggregate]) -> dict[tuple, Answer]:
+        """The answers of requests with the same cells, by one GROUP BY: one count of each set of rows (a cell is in
+        an answer if it holds rows of that set, as in a query of its own) and each sum over its own rows."""
         q = self.dialect.quote
-        complete = " AND ".join(f"prepared.{q(c)} IS NOT NULL" for c in request.rows) or "TRUE"
         joins, codes = [], []
-        for part in request.parts:
+        for part in requests[0].parts:
             join, code = self._part_sql(part)
             joins.append(join)
             codes.append((code, part.size))
@@ -154,14 +190,33 @@ class SqlData:
         for code, size in codes:
             cell = f"({cell}) * {size} + ({code})"
         present = " AND ".join(f"({code}) >= 0" for code, _ in codes) or "TRUE"
-        total = "count(*)" if request.value is None else self._exact_sum(self._sql(request.value))
-        query = (f"SELECT {cell} AS cell, {total} AS total FROM prepared {' '.join(joins)} "
-                 f"WHERE {complete} AND {present} GROUP BY 1")
-        rows = self._all(query)
+        keys = [self._request_key(request) for request in requests]
+        filters = list(dict.fromkeys(rows for rows, _, _ in keys))
+        complete = {rows: " AND ".join(f"prepared.{q(c)} IS NOT NULL" for c in rows) or "TRUE" for rows in filters}
+        if len(requests) == 1:  # one request: its own query, as it always was
+            totals = ["count(*)" if keys[0][2] == "count(*)" else self._exact_sum(keys[0][2])]
+            where = complete[filters[0]]
+        else:
+            totals = [f"count(CASE WHEN {complete[rows]} THEN 1 END)" for rows in filters]
+            totals += [self._exact_sum(f"(CASE WHEN {complete[rows]} THEN {total} END)")
+                       for rows, _, total in keys if total != "count(*)"]
+            where = " OR ".join(f"({complete[rows]})" for rows in filters)
+        selected = ", ".join(f"{total} AS total{i}" for i, total in enumerate(totals))
+        rows = self._all(f"SELECT {cell} AS cell, {selected} FROM prepared {' '.join(joins)} "
+                         f"WHERE ({where}) AND {present} GROUP BY 1")
         cells = np.array([int(r[0]) for r in rows], dtype=np.int64)
         order = np.argsort(cells, kind="stable")  # sorted here: in SQL it would be one more shuffle on a cluster
-        totals = [int(rows[i][1]) for i in order.tolist()]
-        return Answer(cells[order], totals, request.size)
+        cells, rows = cells[order], [rows[i] for i in order.tolist()]
+        if len(requests) == 1:
+            return {keys[0]: Answer(cells, [int(r[1]) for r in rows], requests[0].size)}
+        answers, sums = {}, 1 + len(filters)
+        for key, request in zip(keys, requests):
+            counted = 1 + filters.index(key[0])  # the column of its rows' count
+            held = [i for i, r in enumerate(rows) if r[counted]]  # the cells holding its rows
+            column = counted if key[2] == "count(*)" else sums
+            sums += key[2] != "count(*)"
+            answers[key] = Answer(cells[held], [int(rows[i][column]) for i in held], request.size)
+        return answers
 
     def content_digest(self) -> bytes:
         """The digest of the file's content (``fingerprint``), the in-memory engine's for the same table."""
@@ -238,7 +293,8 @@ class SqlData:
         if id_column is None:
             # one row is one person: the rows are stored prepared in the same pass (categories as their bins, with
             # the texts outside the public lists for the curator's check), and ``prepared`` is a view of them
-            kept = [a for a in _aliases(keep, extra) if not a.startswith("dp_c")] + list(ROW_HASH)
+            # (not the rows' place in the file: it only picks each person's first rows)
+            kept = [a for a in _aliases(keep, extra) if not a.startswith("dp_c") and a != "dp_file_order"] + list(ROW_HASH)
             prepared, joins = {}, []
             for spec in used:
                 if isinstance(spec, CategoricalColumn):
@@ -251,10 +307,8 @@ class SqlData:
                 else:
                     prepared[spec.name] = self._prepared_value(spec, f"dp_n{needed.index(spec.name)}")
             read = f"SELECT {', '.join(kept)} FROM ({read}) AS source {' '.join(joins)}"
-        self._store("file_rows", read, progress)
-        # the rows counted and their hashes added up in one pass (``content_digest``): a pass over the stored rows
-        # is a job of its own on Spark
-        self._file_digest = tuple(self._all(digest_query(d, "file_rows"))[0])
+        # the rows counted and their hashes added up in one pass (``content_digest``)
+        self._file_digest = self._store_digested("file_rows", read, digest_query(d, "file_rows"), progress)
         if not self._file_digest[0]:
             raise DataFileError(
                 f"{self.source.name}: the file has column names but no rows of data. Check that it is the right file."
@@ -407,6 +461,15 @@ def position_guess(candidates: Sequence[float]) -> tuple[float, float] | None:
     with np.errstate(all="ignore"):
         guesses = np.clip(np.floor((points - first) / step + 0.5), 0, len(points) - 1)
     return (first, step) if np.array_equal(guesses, np.arange(len(points))) else None
+
+
+def _part_key(part: CellPart) -> tuple:
+    """A cell part by value (parts compare by identity): two requests with equal keys have the same cells."""
+    if isinstance(part, Categories):
+        return ("categories", part.spec)
+    if isinstance(part, Bins):
+        return ("bins", part.column, part.edges)
+    return ("ranks", part.column, part.candidates)
 
 
 def _aliases(keep: Sequence[tuple[str, str, str]], extra: Sequence[str]) -> list[str]:

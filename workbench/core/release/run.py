@@ -213,6 +213,8 @@ def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | 
     if data is None:
         assert table is not None
         data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
+    if isinstance(data, SqlData):  # each pass over the rows is a query there: those that share cells are fused
+        data.expect(_requests(plan))
     released = tuple(
         _release_synthetic(planned, data, plan, progress) if isinstance(planned, PlannedSynthetic)
         else _release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated
@@ -221,6 +223,20 @@ def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | 
     return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
         replace(r, cells=tuple(flagged(c, plan.reliability, plan.confidence) for c in r.cells)) for r in consistent
     )
+
+
+def _requests(plan: ReleasePlan) -> list:
+    """The aggregates the plan's statistics will ask, from public inputs (a synthetic table's are its fit's own). A
+    statistic that cannot say (a plan its turn refuses) asks nothing here, and is refused in its turn as before."""
+    requests = []
+    for planned in plan.statistics:
+        if isinstance(planned, PlannedSynthetic):
+            continue
+        try:
+            requests.extend(planned.statistic.requests(plan.schema))
+        except WorkbenchError:
+            continue
+    return requests
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence
 
+import numpy as np
+
 from workbench.core.data import CategoricalColumn, ColumnSpec, NumericColumn, Schema
-from workbench.core.data.aggregates import Aggregate, Categories, CellPart, Engine, Expression
+from workbench.core.data.aggregates import Aggregate, Answer, Categories, CellPart, Engine, Expression
 from workbench.core.errors import Place, PlanError, SchemaError
 from workbench.core.privacy import MechanismKind, Noise, Sensitivity, sensitivity
 
@@ -167,6 +169,13 @@ class Statistic:
         """Exact integer answers, one list per query. Private: only noise may touch them."""
         raise NotImplementedError
 
+    def requests(self, schema: Schema) -> tuple[Aggregate, ...]:
+        """The aggregates ``measure`` asks of the data, known from public inputs alone (an engine may answer those
+        that share their cells together): what ``exact`` asks of data that hold no rows."""
+        asked = _Asked(schema)
+        self.exact(asked)
+        return tuple(asked.asked)
+
     def measure(self, data: Engine, noises: Sequence[Noise], confidence: float = 0.95) -> list[list]:
         """Noisy answers, one list per query: the exact answers plus OpenDP noise. The exact
         answers never leave this function. ``confidence`` is for a mechanism whose steps depend on
@@ -293,6 +302,20 @@ def validated_once(spec: ColumnSpec) -> None:
         return
     spec.validate()
     object.__setattr__(spec, "_validated", True)
+
+
+class _Asked:
+    """Data that hold no rows and remember what was asked of them (``Statistic.requests``): public."""
+
+    rows = 0
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self.asked: list[Aggregate] = []
+
+    def aggregate(self, request: Aggregate) -> Answer:
+        self.asked.append(request)
+        return Answer(np.zeros(0, dtype=np.int64), [], request.size)
 
 
 def group_parts(statistic: Statistic, schema: Schema) -> tuple[Categories, ...]:

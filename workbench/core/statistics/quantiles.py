@@ -182,12 +182,19 @@ class Quantiles(ColumnStatistic):
     def ranks(self, data: Engine, candidates: Sequence[float]) -> list[Ranks]:
         """Each group's rows below and at or below every candidate: the exact answers behind the selection
         and the interval's check, counted by the engine (rows never come back). Private."""
-        slots = RankSlots(self.column, tuple(candidates))
-        answer = data.aggregate(Aggregate(self.column_names, (*group_parts(self, data.schema), slots)))
+        request = self._ranks_request(data.schema, candidates)
+        slots = request.parts[-1]
+        answer = data.aggregate(request)
         starts = np.searchsorted(answer.cells, np.arange(self.group_count(data.schema) + 1) * slots.size)
         totals = np.asarray(answer.totals, dtype=np.int64)
         return [Ranks.of(answer.cells[a:b] - g * slots.size, totals[a:b], len(candidates))
                 for g, (a, b) in enumerate(zip(starts, starts[1:]))]
+
+    def _ranks_request(self, schema: Schema, candidates: Sequence[float]) -> Aggregate:
+        return Aggregate(self.column_names, (*group_parts(self, schema), RankSlots(self.column, tuple(candidates))))
+
+    def requests(self, schema: Schema) -> tuple[Aggregate, ...]:
+        return (self._ranks_request(schema, self.candidates(schema)),)
 
     def exact(self, data: Engine) -> tuple[list[int], ...]:
         raise TypeError("quantiles have no integer answers to add noise to; they are measured by selection")
