@@ -2,7 +2,7 @@
 
 The same SQL as the out-of-core engine (``sql_engine``), in Spark's spelling: Spark reads the file,
 reads each value by the rule (``sql_reading``) and prepares it, keeps the prepared columns cached on its
-executors, and answers each aggregate with one GROUP BY. What comes back to the curator's machine is what
+executors, and answers each aggregate with one GROUP BY (shared by those with the same cells). What comes back to the curator's machine is what
 ``collect()`` returns for those queries: one integer per cell (a count or an exact sum), the column names
 and types of the file, the sums of the rows' hashes for the content fingerprint, and, for the category
 check, the distinct texts outside the public lists. Never a row. The noise is drawn and the ledger charged

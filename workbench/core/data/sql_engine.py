@@ -6,7 +6,8 @@ file and its hash for the content fingerprint), applies the schema as ``prepare`
 by itself as ``reading`` says, in SQL by ``sql_reading``; rows without an id left out, each person's
 first k rows in file order, missing values imputed or left out, numbers clamped, categories as their
 public bins), stores the prepared columns once, and answers each ``aggregates.Aggregate`` with one
-GROUP BY. Only the integer answers come back to Python; OpenDP adds the noise to them.
+GROUP BY, shared by a release's requests whose cells are the same (``SqlData.expect``). Only the integer
+answers come back to Python; OpenDP adds the noise to them.
 
 The answers are identical to the in-memory engine's, not close: every value is read by the same rule, the
 per-row arithmetic is the same IEEE operations in the same order with ties rounded to even, and sums are
