@@ -175,3 +175,25 @@ def test_ranks_are_exact_at_every_candidate_and_one_ulp_either_side(tmp_path, bo
     with OutOfCoreData(file_source(path), plan_schema) as engine:
         (ours,), (theirs,) = statistic.ranks(engine, candidates), statistic.ranks(memory, candidates)
     assert np.array_equal(ours.below(), theirs.below()) and np.array_equal(ours.at_or_below(), theirs.at_or_below())
+
+
+@pytest.mark.parametrize("unit", [PrivacyUnit(), PrivacyUnit("person", 2)], ids=["row", "person"])
+def test_two_columns_with_the_same_public_list_are_binned_each_by_its_own_values(tmp_path, unit):
+    """Two yes/no questions share one public list (and so one lookup table in SQL): each column's bins are its own,
+    identically to the in-memory engine, whether the rows are stored prepared in one pass or each person's first
+    rows are binned after."""
+    from workbench.core.statistics.counts import CrossTab
+
+    path = tmp_path / "two_questions.csv"
+    path.write_text("person,smokes,drinks,code\n1,yes,no,1\n2,no,yes,2\n2,yes,yes,1\n3,no,,2\n4,maybe,no,3\n",
+                    encoding="utf-8")
+    yes_no = ("yes", "no")
+    plan_schema = Schema((IdentifierColumn("person"), CategoricalColumn("smokes", yes_no),
+                          CategoricalColumn("drinks", yes_no), CategoricalColumn("code", ("1", "2"))), unit=unit)
+    memory = prepare(load_table(path), plan_schema)
+    with OutOfCoreData(file_source(path), plan_schema) as engine:
+        for statistic in (CrossTab(columns=("smokes", "drinks")), CrossTab(columns=("drinks", "smokes", "code"))):
+            assert statistic.exact(engine) == statistic.exact(memory), statistic.label
+        for column in ("smokes", "drinks"):
+            assert engine.category_presence(plan_schema.column(column)) == category_presence(
+                load_table(path).frame[column], plan_schema.column(column)), column

@@ -88,3 +88,20 @@ def test_what_spark_cannot_read_is_refused_with_what_to_do(spark, tmp_path):
         SparkData(spark_source(text), Schema((NumericColumn("wage", 0, 1000),)), spark=spark)
     with pytest.raises(SchemaError, match="not in wages.csv"):
         SparkData(spark_source(text), Schema((NumericColumn("income", 0, 1000),)), spark=spark)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_two_columns_with_the_same_public_list_are_binned_each_by_its_own_values_on_spark(spark, tmp_path, k):
+    """Two yes/no questions share one public list, and so one lookup table: each column's bins are its own."""
+    from workbench.core.data.schema import CategoricalColumn, IdentifierColumn, PrivacyUnit, Schema
+    from workbench.core.statistics.counts import CrossTab
+
+    path = tmp_path / "two_questions.csv"
+    path.write_text("person,smokes,drinks\n1,yes,no\n2,no,yes\n2,yes,yes\n3,no,\n4,maybe,no\n", encoding="utf-8")
+    unit = PrivacyUnit() if k == 1 else PrivacyUnit("person", k)
+    plan_schema = Schema((IdentifierColumn("person"), CategoricalColumn("smokes", ("yes", "no")),
+                          CategoricalColumn("drinks", ("yes", "no"))), unit=unit)
+    memory = prepare(load_table(path), plan_schema)
+    with SparkData(spark_source(path), plan_schema, spark=spark) as engine:
+        statistic = CrossTab(columns=("smokes", "drinks"))
+        assert statistic.exact(engine) == statistic.exact(memory)

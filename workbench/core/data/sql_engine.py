@@ -350,7 +350,8 @@ class SqlData:
         column = self._stored[spec.name]
         matcher = CategoryMatcher(spec)
         stored = StoredColumn(f"{table}.{column.sql}", column.kind, column.zoned)
-        join, found = category_bin(self.dialect, stored, matcher, *self._category_tables(matcher), None)
+        alias = f"dp_category{list(self._stored).index(spec.name)}"  # the column's own name for its lookups
+        join, found = category_bin(self.dialect, stored, matcher, *self._category_tables(matcher), None, alias)
         outside = (f"(CASE WHEN {found} = {LEFT_OUT} OR {found} >= {len(spec.categories)} "
                    f"THEN {display_text(self.dialect, stored)} END)")
         return join, found, outside

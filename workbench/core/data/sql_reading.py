@@ -237,18 +237,19 @@ def missing(d: Dialect, column: StoredColumn) -> str:
 
 
 def category_bin(d: Dialect, column: StoredColumn, matcher: CategoryMatcher, exact: str, numeric: str,
-                 filler_bin: int | None) -> tuple[str, str]:
+                 filler_bin: int | None, alias: str) -> tuple[str, str]:
     """The joins and the SQL of a value's bin in the public list (``reading.CategoryMatcher``): ``exact`` and
-    ``numeric`` name small tables (text, code) and (number, code) of the matcher. Missing is NULL, or
-    ``filler_bin`` where missing values are replaced by a public category."""
+    ``numeric`` name small tables (text, code) and (number, code) of the matcher, joined under names made from
+    ``alias`` (one per column of a query: two columns with the same public list join the same tables). Missing is
+    NULL, or ``filler_bin`` where missing values are replaced by a public category."""
     text, number = category_parts(d, column)
     joins, found = [], []
     if text is not None:
-        joins.append(f"LEFT JOIN {exact} ON {text} = {exact}.text")
-        found.append(f"{exact}.code")
+        joins.append(f"LEFT JOIN {exact} AS {alias}_text ON {text} = {alias}_text.text")
+        found.append(f"{alias}_text.code")
     if number is not None:
-        joins.append(f"LEFT JOIN {numeric} ON {number} = {numeric}.number")
-        found.append(f"{numeric}.code")
+        joins.append(f"LEFT JOIN {numeric} AS {alias}_number ON {number} = {alias}_number.number")
+        found.append(f"{alias}_number.code")
     absent = "NULL" if filler_bin is None else str(filler_bin)
     value = f"coalesce({', '.join(found)}, {matcher.other})" if found else str(matcher.other)
     return " ".join(joins), f"(CASE WHEN {missing(d, column)} THEN {absent} ELSE {value} END)"
