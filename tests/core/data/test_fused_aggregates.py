@@ -86,3 +86,43 @@ def test_every_statistic_has_the_in_memory_answers_when_its_requests_are_fused(f
                     assert np.array_equal(ours.below(), theirs.below())
             else:
                 assert statistic.exact(engine) == statistic.exact(memory), statistic.label
+
+
+def test_a_release_leaves_no_exact_answer_in_the_engine(tmp_path):
+    """The fused exact answers are private: once a release has its values (or fails), the engine keeps none of them."""
+    import pandas as pd
+
+    from workbench.core.data.schema import NumericColumn, Schema
+    from workbench.core.privacy.events import Guarantee
+    from workbench.core.privacy.mechanisms import MechanismKind
+    from workbench.core.release.ledger import Ledger
+    from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+    from workbench.core.release.run import release
+    from workbench.core.statistics.counts import Count
+    from workbench.core.statistics.moments import Mean, Sum
+
+    path = tmp_path / "data.csv"
+    pd.DataFrame({"x": [float(i % 11) for i in range(300)]}).to_csv(path, index=False)
+    plan = ReleasePlan(
+        dataset=DatasetDescription("fused"), schema=Schema((NumericColumn("x", lower=0, upper=10),)),
+        statistics=tuple(PlannedStatistic(s, MechanismKind.LAPLACE, Budget(0.1)) for s in (Count(), Sum("x"), Mean("x"))),
+        total=Budget(0.3))
+    with OutOfCoreData(file_source(path), plan.used_schema()) as engine:
+        release(file_source(path), plan, Ledger(tmp_path / "ledger.sqlite"), dataset_budget=Guarantee(10.0, 0.0, "total"),
+                data=engine)
+        assert not engine.__dict__.get("_answers") and not engine.__dict__.get("_fused")
+
+
+def test_an_engine_refuses_a_file_with_more_rows_than_it_sums_exactly(tmp_path, monkeypatch):
+    """Spark's exact sums hold below 2^41 rows; a file past an engine's limit is refused, never summed wrong."""
+    from workbench.core.data.schema import NumericColumn, Schema
+    from workbench.core.errors import DataFileError
+
+    path = tmp_path / "data.csv"
+    path.write_text("x\n1\n2\n3\n", encoding="utf-8")
+    monkeypatch.setattr(OutOfCoreData, "_exact_rows", 3)
+    with pytest.raises(DataFileError, match="3 rows, more than this engine sums exactly"):
+        OutOfCoreData(file_source(path), Schema((NumericColumn("x", 0, 10),)))
+    monkeypatch.setattr(OutOfCoreData, "_exact_rows", 4)
+    with OutOfCoreData(file_source(path), Schema((NumericColumn("x", 0, 10),))) as engine:
+        assert engine.rows == 3

@@ -1,12 +1,12 @@
 """Prepared data computed by Spark where the table lives: a cluster, or Spark's local mode.
 
-The same SQL as the out-of-core engine (``sql_engine``), in Spark's spelling: Spark reads the file,
-reads each value by the rule (``sql_reading``) and prepares it, keeps the prepared columns cached on its
-executors, and answers each aggregate with one GROUP BY (shared by those with the same cells). What comes back to the curator's machine is what
-``collect()`` returns for those queries: one integer per cell (a count or an exact sum), the column names
-and types of the file, the sums of the rows' hashes for the content fingerprint, and, for the category
-check, the distinct texts outside the public lists. Never a row. The noise is drawn and the ledger charged
-on the curator's machine, as for every engine.
+The same SQL as the out-of-core engine (``sql_engine``), in Spark's spelling: Spark reads the file, reads each
+value by the rule (``sql_reading``) and prepares it, keeps the prepared columns cached on its executors, and
+answers each aggregate with a GROUP BY of its own (fusing those with the same cells, as out of core, made Spark
+slower: ``SparkData.expect``). What comes back to the curator's machine is what ``collect()`` returns for those
+queries: one integer per cell (a count or an exact sum), the column names and types of the file, the sums of the
+rows' hashes for the content fingerprint, and, for the category check, the distinct texts outside the public
+lists. Never a row. The noise is drawn and the ledger charged on the curator's machine, as for every engine.
 
 A text file is read as one piece (Spark's ``multiLine``: a quoted value may hold a line break, and every
 line is parsed as the other engines parse it), so a single large CSV is read by one task: on a cluster,
@@ -181,6 +181,7 @@ class SparkData(SqlData):
     """
 
     dialect = SparkDialect()
+    _exact_rows = 1 << 41  # its sums of 22-bit pieces in longs (``SparkDialect.exact_sum``)
 
     def __init__(self, source: FileSource, schema: Schema, *, spark: Any = None, master: str | None = None,
                  progress: Progress | None = None) -> None:

@@ -11,7 +11,8 @@ answers come back to Python; OpenDP adds the noise to them.
 
 The answers are identical to the in-memory engine's, not close: every value is read by the same rule, the
 per-row arithmetic is the same IEEE operations in the same order with ties rounded to even, and sums are
-exact (38-digit decimals). Tests compare the engines on every statistic and on every prepared value.
+exact (integers summed into integers that cannot overflow: DuckDB's 128-bit sums, Spark's sums of 22-bit pieces put
+together as 38-digit decimals). Tests compare the engines on every statistic and on every prepared value.
 
 Each engine says how it reads and stores the file and runs SQL; everything else is here, once.
 """
@@ -89,6 +90,7 @@ class SqlData:
     dialect = Dialect()
     source: FileSource
     schema: Schema
+    _exact_rows: int | None = None  # the rows below which the engine's sums are exact (None: any number of rows)
 
     # ------------------------------------------------------------ what subclasses provide
 
@@ -314,6 +316,11 @@ class SqlData:
             raise DataFileError(
                 f"{self.source.name}: the file has column names but no rows of data. Check that it is the right file."
             )
+        if self._exact_rows is not None and self._file_digest[0] >= self._exact_rows:
+            raise DataFileError(
+                f"{self.source.name}: the file has {self._file_digest[0]:,} rows, more than this engine sums exactly "
+                f"({self._exact_rows:,}). Split the file, or release it with the out-of-core engine."
+            )
         self._check_numbers([(name, f"dp_bad{needed.index(name)}") for name in numeric if stored[name].kind == TEXT])
         self._prepared_columns = [spec.name for spec in used]
         if id_column is None:
@@ -471,6 +478,7 @@ def _part_key(part: CellPart) -> tuple:
         return ("categories", part.spec)
     if isinstance(part, Bins):
         return ("bins", part.column, part.edges)
+    assert isinstance(part, RankSlots), part  # a new kind of part needs its own key here
     return ("ranks", part.column, part.candidates)
 
 

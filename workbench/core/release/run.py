@@ -215,10 +215,14 @@ def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | 
         data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
     if isinstance(data, SqlData):  # each pass over the rows is a query there: those that share cells are fused
         data.expect(_requests(plan))
-    released = tuple(
-        _release_synthetic(planned, data, plan, progress) if isinstance(planned, PlannedSynthetic)
-        else _release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated
-    )
+    try:
+        released = tuple(
+            _release_synthetic(planned, data, plan, progress) if isinstance(planned, PlannedSynthetic)
+            else _release_one(planned, queries, noises, data, plan) for planned, queries, noises in calibrated
+        )
+    finally:
+        if isinstance(data, SqlData):  # the fused exact answers are private: not kept in an engine the app holds on to
+            data.expect(())
     consistent = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
     return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
         replace(r, cells=tuple(flagged(c, plan.reliability, plan.confidence) for c in r.cells)) for r in consistent
