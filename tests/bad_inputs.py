@@ -96,6 +96,8 @@ DATA = [
     Case("empty file", "empty.csv", refused=r"empty.csv: the file is empty\. Check that it is the right file"),
     Case("only blank lines", "blank_lines.csv", refused=r"blank_lines.csv: the file is empty"),
     Case("header only", "header_only.csv", refused=r"header_only.csv: the file has column names but no rows of data"),
+    Case("header only, no line break after it", "header_no_line_break.csv",
+         refused=r"header_no_line_break.csv: the file has column names but no rows of data"),
     Case("binary data named .csv", "binary_named.csv",
          refused=r"binary_named.csv: this is not a text table .* proper suffix"),
     Case("a zip archive named .csv", "zip_named.csv", refused=r"zip_named.csv: this is not a text table"),

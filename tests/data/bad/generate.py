@@ -80,6 +80,10 @@ def header_only() -> bytes:
     return b"person_id,age,town\n"
 
 
+def header_without_line_break() -> bytes:
+    return b"person_id,age,town"
+
+
 def binary_named_csv() -> bytes:
     rng = np.random.default_rng(1)
     return b"\x89PNG\r\n\x1a\n" + rng.integers(0, 256, 4000, dtype=np.uint8).tobytes()
@@ -349,6 +353,7 @@ FILES: dict[str, Callable[[], bytes]] = {
     "empty.csv": empty,
     "blank_lines.csv": blank_lines,
     "header_only.csv": header_only,
+    "header_no_line_break.csv": header_without_line_break,
     "binary_named.csv": binary_named_csv,
     "zip_named.csv": zip_named_csv,
     "semicolons.csv": semicolons,

@@ -246,9 +246,19 @@ def _error(exc: Exception, open_file: Opener, text_format: TextFormat, file_name
             f"The delimiter used was {describe_delimiter(text_format.delimiter)}; if that is wrong, give the right "
             "one, otherwise repair the row in the file."
         )
-    if "Empty CSV file" in words:
+    if "Empty CSV file" in words:  # Arrow reads no line without a line break after it: a header alone is one
+        if _has_text(open_file, text_format.encoding):
+            return DataFileError(
+                f"{file_name}: the file has column names but no rows of data. Check that it is the right file.")
         return DataFileError(f"{file_name}: the file is empty. Check that it is the right file.")
     return DataFileError(f"{file_name}: the file cannot be read as a table ({words.splitlines()[0]}).")
+
+
+def _has_text(open_file: Opener, encoding: str) -> bool:
+    """Whether the file's first block holds any character but white space (and a byte-order mark)."""
+    with open_file() as source:
+        block = source.read(1 << 16)
+    return bool(block.decode(encoding, errors="replace").replace("\ufeff", "").strip())
 
 
 def _first_undecodable(open_file: Opener, encoding: str) -> str:
