@@ -22,7 +22,7 @@ from typing import Any, BinaryIO, Callable, Mapping
 
 import pandas as pd
 
-from workbench.core.data.text_files import TextFormat, describe_delimiter, read_table
+from workbench.core.data.text_files import TextFormat, describe_delimiter, empty_file, no_rows, read_table
 from workbench.core.errors import DataFileError
 
 TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
@@ -177,9 +177,7 @@ def _check_shape(table: Table) -> None:
     if table.frame.shape[1] == 0:
         raise DataFileError(f"{name}: the file holds no columns. Check that it is the right file.")
     if table.frame.shape[0] == 0:
-        raise DataFileError(
-            f"{name}: the file has column names but no rows of data. Check that it is the right file."
-        )
+        raise no_rows(name)
     check_names([str(c) for c in table.frame.columns], name)
 
 
@@ -348,7 +346,7 @@ def release_text_format(sample: bytes, file_name: str, usual: str, delimiter: st
     first). A NUL byte in the sample of a file not in UTF-16 is binary data, refused by every engine (after the
     sample, a NUL is a character of its value on every engine)."""
     if not sample.strip():
-        raise DataFileError(f"{file_name}: the file is empty. Check that it is the right file.")
+        raise empty_file(file_name)
     if b"\x00" in sample and not _two_bytes_a_letter(sample, encoding):
         raise DataFileError(
             f"{file_name}: this is not a text table (it contains binary data). "

@@ -41,6 +41,7 @@ from workbench.core.data.sql_reading import (
     Dialect,
     StoredColumn,
 )
+from workbench.core.data.text_files import empty_file
 from workbench.core.errors import DataFileError, PlanError
 
 SPARK_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
@@ -254,7 +255,7 @@ class SparkData(SqlData):
                           .option("multiLine", True).option("mode", "FAILFAST"))
                 header = reader.option("header", False).csv(location).first()
                 if header is None:
-                    raise DataFileError(f"{self.source.name}: the file is empty. Check that it is the right file.")
+                    raise empty_file(self.source.name)
                 check_names([str(name or "").lstrip("\ufeff") for name in header], self.source.name)
                 frame = reader.option("header", True).csv(location)
                 # Spark's decoder reads bytes that are not text in the file's encoding as U+FFFD, each in its own

@@ -55,6 +55,7 @@ from workbench.core.data.sql_reading import (
     category_bin,
     display_text,
 )
+from workbench.core.data.text_files import no_rows
 from workbench.core.errors import DataFileError, SchemaError
 
 Progress = Callable[[float], None]
@@ -313,9 +314,7 @@ class SqlData:
         # the rows counted and their hashes added up in one pass (``content_digest``)
         self._file_digest = self._store_digested("file_rows", read, digest_query(d, "file_rows"), progress)
         if not self._file_digest[0]:
-            raise DataFileError(
-                f"{self.source.name}: the file has column names but no rows of data. Check that it is the right file."
-            )
+            raise no_rows(self.source.name)
         if self._exact_rows is not None and self._file_digest[0] >= self._exact_rows:
             raise DataFileError(
                 f"{self.source.name}: the file has {self._file_digest[0]:,} rows, more than this engine sums exactly "

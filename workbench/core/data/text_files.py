@@ -247,17 +247,24 @@ def _error(exc: Exception, open_file: Opener, text_format: TextFormat, file_name
             "one, otherwise repair the row in the file."
         )
     if "Empty CSV file" in words:  # Arrow reads no line without a line break after it: a header alone is one
-        if _has_text(open_file, text_format.encoding):
-            return DataFileError(
-                f"{file_name}: the file has column names but no rows of data. Check that it is the right file.")
-        return DataFileError(f"{file_name}: the file is empty. Check that it is the right file.")
+        return no_rows(file_name) if _has_text(open_file, text_format.encoding) else empty_file(file_name)
     return DataFileError(f"{file_name}: the file cannot be read as a table ({words.splitlines()[0]}).")
+
+
+def empty_file(file_name: str) -> DataFileError:
+    """The refusal of a file with nothing in it, in the words of every engine and format."""
+    return DataFileError(f"{file_name}: the file is empty. Check that it is the right file.")
+
+
+def no_rows(file_name: str) -> DataFileError:
+    """The refusal of a file with its column names and no rows, in the words of every engine and format."""
+    return DataFileError(f"{file_name}: the file has column names but no rows of data. Check that it is the right file.")
 
 
 def _has_text(open_file: Opener, encoding: str) -> bool:
     """Whether the file's first block holds any character but white space (and a byte-order mark)."""
     with open_file() as source:
-        block = source.read(1 << 16)
+        block = source.read(HEADER_BYTES)
     return bool(block.decode(encoding, errors="replace").replace("\ufeff", "").strip())
 
 
