@@ -831,6 +831,17 @@ class PreviewPage(QWidget):
                                     plan.confidence)
         cost = planned.cost(verified=False)
         kind = "gaussian" if cost.rho is not None else "laplace"
+        # its own ε and δ, as every statistic's title states them (δ where it is not 0), and ρ, what OpenDP spends
+        measure = (f"ε = {cost.epsilon:.3g}" + (f", δ = {cost.delta:.2g}" if cost.delta else "")
+                   + (f", ρ = {cost.rho:.3g} zCDP" if cost.rho is not None else ""))
+        worst = (f" Expected total variation distance of each one-way marginal: "
+                 + ", ".join(f"{name} {distance:.1%}" for name, distance in preview.distances) + "."
+                 if preview.distances else " Give a size estimate to see each marginal's expected error.")
+        self.plot_title.setText(  # before the plot: see ``draw_noise``
+            f"Noise of each one-way cell of <b>{planned.statistic.label}</b> ({kind}, {measure}; half of its budget): "
+            f"95% of draws fall between the red lines (± {released_error(preview.per_cell)} rows).{worst} The pairs "
+            "the algorithm measures get the other half."
+        )
         span = max(1.6 * preview.per_cell, 3.0)
         steps = np.linspace(-span, span, 401)
         probability = noise_probability(kind, preview.scale, steps)
@@ -840,17 +851,6 @@ class PreviewPage(QWidget):
         self._show_edges(preview.per_cell, top)
         self._label_axis("bottom", STATISTIC_AXIS)
         self._label_axis("left", PROBABILITY)
-        # its own ε and δ, as every statistic's title states them (δ where it is not 0), and ρ, what OpenDP spends
-        measure = (f"ε = {cost.epsilon:.3g}" + (f", δ = {cost.delta:.2g}" if cost.delta else "")
-                   + (f", ρ = {cost.rho:.3g} zCDP" if cost.rho is not None else ""))
-        worst = (f" Expected total variation distance of each one-way marginal: "
-                 + ", ".join(f"{name} {distance:.1%}" for name, distance in preview.distances) + "."
-                 if preview.distances else " Give a size estimate to see each marginal's expected error.")
-        self.plot_title.setText(
-            f"Noise of each one-way cell of <b>{planned.statistic.label}</b> ({kind}, {measure}; half of its budget): "
-            f"95% of draws fall between the red lines (± {released_error(preview.per_cell)} rows).{worst} The pairs "
-            "the algorithm measures get the other half."
-        )
 
     def _clear_plot(self) -> None:
         self.curve.setData([], [])
@@ -891,6 +891,9 @@ class PreviewPage(QWidget):
             self._clear_plot()
             return
         halfwidth = noise.halfwidth(plan.confidence)
+        # the title first: its text is measured (its label's layout request) before the plot's change, which repaints
+        # the window at once; set after it, the title was measured after that repaint and painted a second time
+        self.plot_title.setText(self._noise_title(row, planned, noise, queries, halfwidth, unit))
         span = max(1.6 * halfwidth, 3.0)
         steps = np.linspace(-span, span, 401)
         # P(noise = k) per unit of the axis: a density where one step k is worth ``unit`` (a sum's fine grid)
@@ -903,23 +906,24 @@ class PreviewPage(QWidget):
         ranks = planned.statistic.error_unit == "ranks"
         self._label_axis("bottom", RANK_AXIS if ranks else SUM_AXIS if derived else STATISTIC_AXIS)
         self._label_axis("left", RANK_CHANCE if ranks else PROBABILITY if unit == 1 else DENSITY)
-        if ranks:
-            self.plot_title.setText(
+
+    def _noise_title(self, row: int, planned, noise, queries, halfwidth: int, unit: float) -> str:
+        """The plot's title: the statistic's mechanism, and the noise's ``halfwidth`` (in steps of ``unit``)."""
+        if planned.statistic.error_unit == "ranks":
+            return (
                 f"<b>{planned.statistic.label}</b> (exponential mechanism, ε = {noise.epsilon:.3g} per level): how "
                 "likely a point is to be taken, by how many rows its rank is from the level's. Whatever the data, "
                 f"the released value's rank is within the red lines (± {released_error(halfwidth)} rows) 95% of the time."
             )
-            return
         mechanism = f"{noise.kind.value}, ε = {noise.epsilon:.3g}{f', δ = {noise.delta:.2g}' if noise.delta else ''}"
-        if not derived:
-            self.plot_title.setText(
+        if not planned.statistic.computed_from_noisy_sums:
+            return (
                 f"Noise of <b>{planned.statistic.label}</b> ({mechanism}): 95% of draws fall between the red lines "
                 f"(± {released_error(halfwidth * unit)})."
             )
-            return
         error = self.errors[row] if row < len(self.errors) else None
         own = f"± {released_error(error)}, as in the table" if error is not None and math.isfinite(error) else "in the table"
-        self.plot_title.setText(
+        return (
             f"Noise added to the <b>{queries[0].name}</b>, one of the measurements <b>{planned.statistic.label}</b> is "
             f"computed from ({', '.join(query.name for query in queries)}; {mechanism}): 95% of draws fall between "
             f"the red lines (± {released_error(halfwidth * unit)}, in the units of the sum). The statistic's own error is "
