@@ -12,6 +12,7 @@ them; Undo then brings back the ε from before it. A value typed in the ε field
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import replace
 from time import monotonic
 from typing import Callable
@@ -171,9 +172,10 @@ class SteadyLabelAxis(pg.AxisItem):
 
         positions: list[list[float | None]] = []
         tick_specs = []
+        tick_pen = self.tickPen()  # a new pen at each call (pyqtgraph's mkPen): once, copied for each level
         for i, (_, values) in enumerate(levels):
             tip = tick_stop + style["tickLength"] / ((i * 0.5) + 1.0) * tick_dir
-            pen = QPen(self.tickPen())
+            pen = QPen(tick_pen)
             color = QColor(pen.color())
             color.setAlpha(int(255 / (i + 1)))
             pen.setColor(color)
@@ -251,22 +253,33 @@ class SteadyLabelAxis(pg.AxisItem):
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803 (pyqtgraph's names)
         """pyqtgraph's tick values, a level's ticks at those of the levels before it left out as there: within a
-        hundredth of its spacing, by the difference numpy's isclose takes (for finite values, the same test)."""
+        hundredth of its spacing, by the difference numpy's isclose takes (for finite values, the same test).
+
+        In Python floats, by numpy's operations in its order (the same values to the bit, tested): the levels hold
+        some dozens of ticks, for which numpy's arrays cost more than the arithmetic. A tick is compared with the
+        nearest seen ticks on either side only: the rounded difference grows with the distance."""
         if self.logMode:
             return super().tickValues(minVal, maxVal, size)
-        minVal, maxVal = sorted((minVal, maxVal))
-        minVal *= self.scale
-        maxVal *= self.scale
+        minVal, maxVal = sorted((float(minVal), float(maxVal)))
+        scale = self.scale
+        minVal *= scale
+        maxVal *= scale
         ticks = []
-        seen = np.array([])
+        seen: list[float] = []  # sorted
         for spacing, offset in self.tickSpacing(minVal, maxVal, size):
             start = (math.ceil((minVal - offset) / spacing) * spacing) + offset
-            count = int((maxVal - start) / spacing) + 1
-            values = (np.arange(count) * spacing + start) / self.scale
-            if seen.size and values.size:
-                values = values[~(np.abs(seen - values[:, np.newaxis]) <= spacing / self.scale * 0.01).any(axis=-1)]
-            seen = np.concatenate([seen, values])
-            ticks.append((spacing / self.scale, values.tolist()))
+            values = [(i * spacing + start) / scale for i in range(int((maxVal - start) / spacing) + 1)]
+            if seen and values:
+                near = spacing / scale * 0.01
+                kept = []
+                for value in values:
+                    at = bisect_left(seen, value)
+                    if (at < len(seen) and abs(seen[at] - value) <= near) or (at and abs(seen[at - 1] - value) <= near):
+                        continue
+                    kept.append(value)
+                values = kept
+            seen = sorted(seen + values)
+            ticks.append((spacing / scale, values))
         return ticks
 
     def _text_sizes(self, painter) -> dict:
