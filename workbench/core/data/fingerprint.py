@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 
@@ -102,66 +102,113 @@ def content_digest(frame: pd.DataFrame, threads: int | None = None) -> bytes:
     tokens computed once per distinct value, by the same SQL (``_distinct_tokens``), and handed to the row
     hashes as tokens: a value's token depends on that value alone, so every row's token is the one its value
     gets by itself, and the digest is the same (1.4 s of work on 500,000 rows of ten columns became 0.8 s)."""
-    import duckdb
     import pyarrow as pa
 
     names = [str(column).strip() for column in frame.columns]
     values, tokens, columns = {}, {}, []
     d = DuckDBDialect()
-    with duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}) as db:
-        db.execute("SET disabled_optimizers = 'in_clause'")  # as out of core (``out_of_core.KEEP_IN_LISTS``)
-        if threads is not None:
-            db.execute(f"SET threads = {int(threads)}")
-        for i, (name, column) in enumerate(zip(names, frame.columns)):
-            series = frame[column]
-            alias = f"c{i}"
-            kind = stored_kind(series)
-            if kind == "text":
-                few = _few_distinct(series)
-                if few is not None:
-                    tokens[alias] = few
-                    columns.append((name, StoredColumn(d.quote(alias), TOKEN)))
-                    continue
-            if kind == "date":
-                if getattr(series.dt, "tz", None) is not None:
-                    series = series.dt.tz_convert("UTC").dt.tz_localize(None)
-                kind = TIMESTAMP
-            elif kind in ("category", "cells"):
-                series = pd.Series([cell_token(read_cell(v)) for v in series.to_numpy(dtype=object, na_value=None)],
-                                   index=series.index, dtype=object)
-                kind = TOKEN
-            elif kind == "truth":
-                kind = TRUTH
-            values[alias] = series.reset_index(drop=True)
-            columns.append((name, StoredColumn(d.quote(alias), {"text": TEXT, "integer": INTEGER, "float": FLOAT}.get(
-                kind, kind))))
-
-        # handed to DuckDB as Arrow: it scans Arrow's columns as they are, where a frame's texts go through Python
-        table = pa.Table.from_pandas(pd.DataFrame(values), preserve_index=False) if values else \
-            pa.table({"dp_one": pa.nulls(len(frame), pa.int8())})
-        for alias, array in zip(tokens, _distinct_tokens(db, d, list(tokens.values()))):
-            table = table.append_column(alias, array)
-        db.register("dp_frame", table)
-        query = digest_query(d, f"({hashed_rows(d, columns, 'dp_frame')}) AS dp_hashed")
-        count, first, second = db.execute(query).fetchone()
+    for i, (name, column) in enumerate(zip(names, frame.columns)):
+        series = frame[column]
+        alias = f"c{i}"
+        kind = stored_kind(series)
+        if kind == "text":
+            few = _few_distinct(series)
+            if few is not None:
+                tokens[alias] = few
+                columns.append((name, StoredColumn(d.quote(alias), TOKEN)))
+                continue
+        if kind == "date":
+            if getattr(series.dt, "tz", None) is not None:
+                series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+            kind = TIMESTAMP
+        elif kind in ("category", "cells"):
+            series = pd.Series([cell_token(read_cell(v)) for v in series.to_numpy(dtype=object, na_value=None)],
+                               index=series.index, dtype=object)
+            kind = TOKEN
+        elif kind == "truth":
+            kind = TRUTH
+        values[alias] = series.reset_index(drop=True)
+        columns.append((name, StoredColumn(d.quote(alias), {"text": TEXT, "integer": INTEGER, "float": FLOAT}.get(
+            kind, kind))))
+    # handed to DuckDB as Arrow: it scans Arrow's columns as they are, where a frame's texts go through Python
+    table = pa.Table.from_pandas(pd.DataFrame(values), preserve_index=False) if values else \
+        pa.table({"dp_one": pa.nulls(len(frame), pa.int8())})
+    with hashing_connection(threads) as db:
+        count, first, second = _sums(db, d, columns, table, tokens)
     return digest(names, count, first, second)
+
+
+def hashing_connection(threads: int | None = None) -> Any:
+    """A DuckDB connection to hash rows on (``threads``: None, one per core), set as the out-of-core engine's."""
+    import duckdb
+
+    db = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    db.execute("SET disabled_optimizers = 'in_clause'")  # as out of core (``out_of_core.KEEP_IN_LISTS``)
+    if threads is not None:
+        db.execute(f"SET threads = {int(threads)}")
+    return db
+
+
+def text_sums(db: Any, rows: "pa.Table | pa.RecordBatch", names: Sequence[str]) -> tuple[int, int, int]:
+    """The count of ``rows`` and the sums of their hashes (``digest``'s parts, unreduced), every column text named
+    ``names`` (the stripped names, in the file's order): what ``content_digest`` adds up for the same rows of a
+    frame of those texts, so that the parts of a file read in blocks add up to the digest of the whole (the hashes
+    are summed, and a value's token is its own whichever block it is in). ``db``: a ``hashing_connection``."""
+    import pyarrow as pa
+
+    d = DuckDBDialect()
+    values, tokens, columns = {}, {}, []
+    for i, (name, array) in enumerate(zip(names, rows.columns)):
+        alias = f"c{i}"
+        few = _few_distinct_array(array.cast(pa.large_string()))
+        if few is not None:
+            tokens[alias] = few
+            columns.append((name, StoredColumn(d.quote(alias), TOKEN)))
+        else:
+            values[alias] = array
+            columns.append((name, StoredColumn(d.quote(alias), TEXT)))
+    table = pa.table(values) if values else pa.table({"dp_one": pa.nulls(rows.num_rows, pa.int8())})
+    count, first, second = _sums(db, d, columns, table, tokens)
+    return int(count), int(first or 0), int(second or 0)
+
+
+def _sums(db: Any, d: Dialect, columns: list[tuple[str, StoredColumn]], table: "pa.Table",
+          tokens: "dict[str, pa.DictionaryArray]") -> tuple[Any, Any, Any]:
+    """The count of rows and their hashes' sums, of ``table``'s columns with the ``tokens`` columns added."""
+    for alias, array in zip(tokens, _distinct_tokens(db, d, list(tokens.values()))):
+        table = table.append_column(alias, array)
+    db.register("dp_frame", table)
+    try:
+        query = digest_query(d, f"({hashed_rows(d, columns, 'dp_frame')}) AS dp_hashed")
+        return db.execute(query).fetchall()[0]
+    finally:
+        db.unregister("dp_frame")
 
 
 def _few_distinct(series: pd.Series) -> "pa.DictionaryArray | None":
     """A text column's rows as indices into its distinct values, if these are few (at most a quarter of the rows, or
     ``_FEW_VALUES``); None for a column of mostly distinct values (each row is then read by the SQL itself)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     def as_arrow(part: pd.Series) -> "pa.Array | pa.ChunkedArray":
         # large_string: a column of more than 2 GiB of text would not fit string's 32-bit offsets
         return pa.array(part.to_numpy(dtype=object, na_value=None) if pd.api.types.is_object_dtype(part.dtype)
                         else part, type=pa.large_string())
 
-    sample = as_arrow(series.iloc[:_SAMPLE_ROWS])  # decided before the whole column is converted
-    if pc.count_distinct(sample).as_py() > max(len(sample) // 2, _FEW_VALUES):
+    return _few_distinct_array(as_arrow(series.iloc[:_SAMPLE_ROWS]), lambda: as_arrow(series))
+
+
+def _few_distinct_array(sample: "pa.Array | pa.ChunkedArray",
+                        whole: "Callable[[], pa.Array | pa.ChunkedArray] | None" = None) -> "pa.DictionaryArray | None":
+    """``_few_distinct`` of a column of large_string, decided on its first ``_SAMPLE_ROWS`` (``sample``: the whole
+    column when ``whole``, which makes it, is None) before the whole column is encoded."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    head = sample.slice(0, _SAMPLE_ROWS) if whole is None else sample
+    if pc.count_distinct(head).as_py() > max(len(head) // 2, _FEW_VALUES):
         return None  # mostly distinct (an id, an amount): not worth hashing every value to find out
-    array = as_arrow(series)
+    array = sample if whole is None else whole()
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     encoded = pc.dictionary_encode(array)

@@ -18,11 +18,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Mapping
+from concurrent.futures import Future
+from typing import Any, BinaryIO, Callable, Collection, Mapping
 
 import pandas as pd
 
-from workbench.core.data.text_files import TextFormat, describe_delimiter, empty_file, no_rows, read_table
+from workbench.core.data.text_files import (
+    TextFormat,
+    column_names,
+    describe_delimiter,
+    empty_file,
+    no_rows,
+    read_columns,
+    read_table,
+)
 from workbench.core.errors import DataFileError
 
 TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
@@ -83,6 +92,9 @@ class Table:
     # the frame holds only the file's first rows (a file too large for memory, ``load_sample``): a release
     # reads the whole file out of core, and what is proposed from the frame is proposed from those rows
     sample_rows: int | None = None
+    # the frame holds only some of the file's columns (``load_table(columns=...)``, for a release): the digest of
+    # every column's content (``fingerprint.content_digest``), hashed beside the reading; never hash the frame then
+    content_digest: "Future[bytes] | None" = field(default=None, repr=False)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -96,12 +108,19 @@ def load_table(
     encoding: str | None = None,
     sheet: str | int | None = None,
     progress: Progress | None = None,
+    columns: Collection[str] | None = None,
 ) -> Table:
     """Read ``path`` by its suffix; a text file in the encoding given (``GUESS``: guessed, to look at it), else
     as its byte-order mark says, else as UTF-8 (``text_encoding``), split by the delimiter given or its header's.
 
     ``progress`` hears how much of a text file has been read; other formats are read in one go.
     A file that changes or disappears while it is read is refused, not half-read.
+
+    ``columns``: keep only these (a release, which reads no other; at least one column is kept, and every column
+    when one of them is not in the file, so that the refusal names the file's columns as before). The content
+    digest of every column is then hashed as the file is read (``Table.content_digest``): a text file block by
+    block (``digest_stream``), so its other columns are never held whole; another format is read whole, and its
+    frame let go once hashed.
     """
     path = Path(path)
     if not path.exists():
@@ -114,7 +133,7 @@ def load_table(
     try:
         before = FileState.of(path)
         if suffix in TEXT_SUFFIXES:
-            table = _load_text(path, delimiter or TEXT_SUFFIXES[suffix], encoding, delimiter, progress)
+            table = _load_text(path, delimiter or TEXT_SUFFIXES[suffix], encoding, delimiter, progress, keep=columns)
         else:
             table = _load_binary(path, OTHER_SUFFIXES[suffix], sheet)
         after = FileState.of(path)
@@ -130,7 +149,29 @@ def load_table(
     if after != before:
         raise _changed(path)
     _check_shape(table)
+    if columns is not None and table.content_digest is None:
+        table = _narrowed(table, columns)
     return replace(table, state=before)
+
+
+def _kept(names: list[str], columns: Collection[str]) -> list[int]:
+    """The places of ``columns`` among a file's ``names`` (stripped): every place when one is not there, or when
+    names repeat (the load is refused then, or the plan's own refusal names the file's columns); at least one."""
+    wanted = set(columns)
+    places = [i for i, name in enumerate(names) if name in wanted]
+    if len(set(names)) != len(names) or len(places) != len(wanted):
+        return list(range(len(names)))
+    return places or [0]
+
+
+def _narrowed(table: Table, columns: Collection[str]) -> Table:
+    """A table loaded whole, narrowed to ``columns`` (``_kept``), the whole frame hashed in a thread beside."""
+    from workbench.core.data.digest_stream import digest_in_background
+
+    names = list(table.columns)
+    kept = _kept(names, columns)
+    hashed = digest_in_background(table.frame)
+    return replace(table, frame=table.frame[[names[i] for i in kept]], content_digest=hashed)
 
 
 def _changed(path: Path) -> DataFileError:
@@ -424,7 +465,7 @@ class _WatchedFile(io.RawIOBase):
 
 def _load_text(
     path: Path, delimiter: str | None, encoding: str | None, explicit: str | None, progress: Progress | None = None,
-    rows: int | None = None,
+    rows: int | None = None, keep: Collection[str] | None = None,
 ) -> Table:
     with path.open("rb") as handle:
         sample = handle.read(_SNIFF_BYTES)
@@ -435,14 +476,36 @@ def _load_text(
         return _WatchedFile(path, progress)
 
     text_format = TextFormat(delimiter or ",", encoding, quoted=has_quotes(path))
+    hashed = None
     try:
-        frame = read_table(open_file, text_format, path.name, rows).to_pandas()
+        if keep is None:
+            frame = read_table(open_file, text_format, path.name, rows).to_pandas()
+        else:
+            frame, hashed = _read_kept(open_file, text_format, path.name, keep)
     except FileNotFoundError:
         raise
     except OSError as exc:
         raise DataFileError(f"{path.name}: the file cannot be read ({first_line(exc)}).") from exc
     frame.columns = [str(name).strip() for name in frame.columns]
-    return Table(frame=frame, source=path, file_format="text", encoding=encoding, delimiter=delimiter)
+    return Table(frame=frame, source=path, file_format="text", encoding=encoding, delimiter=delimiter,
+                 content_digest=hashed)
+
+
+def _read_kept(open_file: Callable[[], BinaryIO], text_format: TextFormat, file_name: str,
+               columns: Collection[str]) -> "tuple[pd.DataFrame, Future[bytes]]":
+    """The ``columns`` of a text file (``_kept``), and the digest of all of its columns, hashed block by block as
+    the file is read (``digest_stream``)."""
+    from workbench.core.data.digest_stream import DigestStream
+
+    names = [str(name).strip() for name in column_names(open_file, text_format, file_name)]
+    kept = _kept(names, columns)
+    hashing = DigestStream(names, kept)
+    try:
+        frame = read_columns(open_file, text_format, file_name, kept, hashing.add).to_pandas()
+    except BaseException:
+        hashing.abandon()
+        raise
+    return frame, hashing.finish()
 
 
 def has_quotes(path: Path) -> bool:

@@ -13,7 +13,7 @@ import csv
 import io
 import threading
 from dataclasses import dataclass
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, Sequence
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
@@ -100,6 +100,26 @@ def read_table(open_file: Opener, text_format: TextFormat, file_name: str, rows:
                 if read >= rows:
                     break
             return pa.Table.from_batches(batches, schema=reader.schema).slice(0, rows)
+        except _FAILURES as exc:
+            raise _error(exc, open_file, text_format, file_name) from None
+
+
+def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, keep: Sequence[int],
+                 each_block: Callable[[pa.RecordBatch], None]) -> pa.Table:
+    """The columns at ``keep`` of the whole table, read as ``read_table`` reads them (the same rows, texts and
+    refusals), a block at a time: every block of all columns is handed to ``each_block`` as it is read (to hash the
+    whole table), and only the kept columns stay."""
+    names = column_names(open_file, text_format, file_name)
+    options = text_format.options(names, pa.large_string())
+    with open_file() as source:
+        try:
+            reader = pa_csv.open_csv(source, *options)
+            schema = pa.schema([reader.schema.field(i) for i in keep])
+            kept = []
+            for block in reader:
+                each_block(block)
+                kept.append(pa.RecordBatch.from_arrays([block.column(i) for i in keep], schema=schema))
+            return pa.Table.from_batches(kept, schema=schema)
         except _FAILURES as exc:
             raise _error(exc, open_file, text_format, file_name) from None
 

@@ -1,0 +1,166 @@
+"""A release's load keeps only the plan's columns (``load_table(columns=...)``), and hashes every column as the file
+is read: the digest is bit for bit ``content_digest`` of the whole table, the kept columns are the whole table's,
+and a file is refused in the same words (issue 39)."""
+
+import re
+import threading
+
+import numpy as np
+import pandas as pd
+import pyreadstat
+import pytest
+from bad_inputs import DATA
+
+from workbench.core.data import text_files
+from workbench.core.data.digest_stream import DigestStream
+from workbench.core.data.fingerprint import content_digest, digest, hashing_connection, text_sums
+from workbench.core.data.io import load_table
+from workbench.core.errors import WorkbenchError
+
+
+def shapes(rows: int = 3000) -> pd.DataFrame:
+    """Columns of few and of many distinct values, numbers whole and not, missing values of every kind, a quoted
+    value with a delimiter and a line break, and a value that is spaces."""
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({
+        "id": [f"P{i:06d}" for i in range(rows)],
+        " region ": rng.choice(["North", "South", " East", "West ", ""], rows),
+        "age": rng.integers(16, 90, rows).astype(str),
+        "income": np.round(rng.lognormal(10, 1, rows), 2).astype(str),
+        "hours": rng.choice(["37.5", "40", "NA", "", "n/a", "1e3", "-0.0"], rows),
+        "note": rng.choice(['a, "quoted" note', "two\nlines", "  ", "plain"], rows),
+    })
+    frame.loc[frame.index[::11], "income"] = ""
+    return frame
+
+
+def _whole(path, **options) -> bytes:
+    return content_digest(load_table(path, **options).frame)
+
+
+@pytest.mark.parametrize(("rows", "part_rows", "block"), [
+    (3000, 1 << 18, 1 << 22), (3000, 1000, 1 << 22), (3000, 1000, 2000), (300, 7, 300), (120, 1, 1 << 22)])
+def test_the_digest_of_a_file_read_in_parts_is_the_digest_of_the_whole_table(tmp_path, monkeypatch, rows, part_rows,
+                                                                            block):
+    path = tmp_path / "survey.csv"
+    shapes(rows).to_csv(path, index=False)
+    monkeypatch.setattr(text_files, "BLOCK_BYTES", block)  # blocks of a few rows: a part's boundary inside a group
+    whole = load_table(path)
+    kept = _streamed(path, ["age", "region"], part_rows)
+    assert kept.content_digest.result() == content_digest(whole.frame)
+    assert list(kept.frame.columns) == ["region", "age"]  # in the file's order, stripped as the whole table's are
+    pd.testing.assert_frame_equal(kept.frame, whole.frame[["region", "age"]])
+    assert kept.state == whole.state and kept.source == whole.source
+
+
+def _streamed(path, columns, part_rows):
+    """``load_table(columns=...)`` with parts of ``part_rows`` rows."""
+    original = DigestStream.__init__
+
+    def parts_of(self, names, kept, **options):
+        original(self, names, kept, **{**options, "part_rows": part_rows})
+
+    DigestStream.__init__ = parts_of
+    try:
+        return load_table(path, columns=columns)
+    finally:
+        DigestStream.__init__ = original
+
+
+@pytest.mark.parametrize("waiting_bytes", [0, 1 << 30])
+def test_the_reading_waits_for_the_hashing_past_its_bound_and_the_digest_is_the_same(waiting_bytes):
+    frame = shapes(500)
+    names = [name.strip() for name in frame.columns]
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(frame.astype(str), preserve_index=False)
+    stream = DigestStream(names, kept=[0], part_rows=16, waiting_bytes=waiting_bytes)
+    for batch in table.to_batches(max_chunksize=10):
+        stream.add(batch)
+    assert stream.finish().result() == content_digest(frame.astype(str))
+
+
+def test_text_sums_add_up_to_the_digest_of_the_frame_also_with_one_row_parts_and_none():
+    frame = shapes(40)
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    names = [name.strip() for name in frame.columns]
+    with hashing_connection(1) as db:
+        parts = [text_sums(db, table.slice(i, 1), names) for i in range(len(frame))]
+        assert text_sums(db, table.slice(0, 0), names) == (0, 0, 0)
+    count, first, second = (sum(part[i] for part in parts) for i in range(3))
+    assert digest(names, count, first, second) == content_digest(frame)
+
+
+@pytest.mark.parametrize("values", [["1", "2.5", "x", "", " NA "] * 240, [str(i / 7) for i in range(1200)]],
+                         ids=["few distinct", "many distinct"])
+def test_a_part_hashed_per_distinct_value_or_per_row_gives_the_same_sums(monkeypatch, values):
+    """A part's text column is hashed per distinct value when they are few, per row otherwise: alike."""
+    import pyarrow as pa
+
+    from workbench.core.data import fingerprint
+
+    table = pa.table({"a": pa.array(values, pa.large_string())})
+    sums = {}
+    for way, few, share in (("as decided", fingerprint._FEW_VALUES, fingerprint._DISTINCT_SHARE),
+                            ("per value", 10**9, 1), ("per row", 0, 10**9)):
+        monkeypatch.setattr(fingerprint, "_FEW_VALUES", few)
+        monkeypatch.setattr(fingerprint, "_DISTINCT_SHARE", share)
+        with hashing_connection(1) as db:
+            sums[way] = text_sums(db, table, ["a"])
+    assert len(set(sums.values())) == 1, sums
+
+
+def test_a_file_of_another_format_is_narrowed_and_hashed_whole(tmp_path):
+    frame = shapes(200).drop(columns=["note"])
+    frame.columns = [c.strip() for c in frame.columns]
+    frame["age"] = frame["age"].astype(int)
+    for path in (tmp_path / "s.parquet", tmp_path / "s.xlsx", tmp_path / "s.sav"):
+        if path.suffix == ".parquet":
+            frame.to_parquet(path)
+        elif path.suffix == ".xlsx":
+            frame.to_excel(path, index=False)
+        else:
+            pyreadstat.write_sav(frame, str(path), variable_value_labels={"age": {16: "sixteen"}})
+        whole = load_table(path)
+        kept = load_table(path, columns=["income", "age"])
+        assert list(kept.frame.columns) == ["age", "income"]
+        assert kept.content_digest.result() == content_digest(whole.frame)
+        assert kept.label_maps == whole.label_maps  # value labels still reach the release and synthetic files
+
+
+def test_every_column_is_kept_when_a_plan_column_is_not_in_the_file_and_at_least_one_otherwise(tmp_path):
+    path = tmp_path / "s.csv"
+    shapes(50).to_csv(path, index=False)
+    whole = load_table(path)
+    assert list(load_table(path, columns=["age", "nowhere"]).frame.columns) == list(whole.frame.columns)
+    none = load_table(path, columns=[])
+    assert list(none.frame.columns) == ["id"] and len(none.frame) == 50
+    assert none.content_digest.result() == content_digest(whole.frame)
+
+
+@pytest.mark.parametrize("case", [c for c in DATA], ids=lambda c: c.id)
+def test_a_bad_file_is_refused_alike_when_only_some_columns_are_kept(case, bad_corpus):
+    def outcome(**columns):
+        try:
+            table = load_table(case.data_path, **columns)
+        except WorkbenchError as error:
+            return re.sub(r"\s+", " ", str(error))
+        return list(table.frame.columns)
+
+    whole = outcome()
+    narrowed = outcome(columns=whole[:1] if isinstance(whole, list) else ["age"])
+    assert narrowed == (whole[:1] if isinstance(whole, list) else whole)
+
+
+def test_a_failed_reading_ends_the_hashing_thread(tmp_path):
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b\n" + "1,2\n" * 5000 + "1,2,3\n", encoding="utf-8")
+    before = {t.ident for t in threading.enumerate()}
+    with pytest.raises(WorkbenchError, match=r"line 5002 has 3 fields"):
+        load_table(path, columns=["a"])
+    for thread in threading.enumerate():
+        if thread.ident not in before and thread.name.startswith("content-digest"):
+            thread.join(timeout=30)
+            assert not thread.is_alive()

@@ -1,0 +1,112 @@
+"""The content digest of a table read in blocks, hashed in a thread beside the reading.
+
+A release keeps only the columns its plan reads (``load_table(columns=...)``), but the content fingerprint is of
+every column: the ledger recognises the table by all of it. So each block of the file is hashed as it is read
+(``fingerprint.text_sums``), in a thread of its own, while the next blocks are read and, once the file is read,
+while the statistics are computed: DuckDB leaves the interpreter lock. The digest is a count of rows and sums of
+their hashes, so the blocks' parts add up to ``content_digest`` of the whole table, bit for bit.
+
+The blocks waiting to be hashed are held in memory; only the columns not kept cost anything (the kept ones are the
+table's own buffers), and those are bounded (``WAITING_BYTES``): past it the reading waits for the hashing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Sequence
+
+import pandas as pd
+
+from workbench.core.data.fingerprint import content_digest, digest, hashing_connection, text_sums
+
+PART_ROWS = 1 << 18  # rows hashed by one query: fewer queries (each is planned afresh) for the same work
+WAITING_BYTES = 1 << 27  # the most bytes of columns not kept that may wait to be hashed before the reading waits
+HASHING_THREADS = 1  # DuckDB's threads: the other core reads the file, then computes the statistics
+
+
+class DigestStream:
+    """Hashes the blocks of a text table (every column text, named ``names`` as stripped) given to ``add``, in a
+    thread beside the caller's; ``finish`` gives the digest of them all as a future. ``kept``: the places of the
+    columns the caller keeps (those cost no memory while they wait)."""
+
+    def __init__(self, names: Sequence[str], kept: Sequence[int], *, part_rows: int = PART_ROWS,
+                 waiting_bytes: int = WAITING_BYTES, threads: int = HASHING_THREADS) -> None:
+        self._names = [str(name) for name in names]
+        self._dropped = [i for i in range(len(self._names)) if i not in set(kept)]
+        self._part_rows, self._waiting_bytes, self._threads = part_rows, waiting_bytes, threads
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-digest")
+        self._part: list[Any] = []  # the blocks of the part being gathered
+        self._waiting: deque[tuple[Future, int]] = deque()  # each part handed to the thread, and its dropped bytes
+        self._sums: list[Future] = []
+        self._db: Any = None
+        self._stopped = threading.Event()
+
+    def add(self, block: Any) -> None:
+        """Hash a block (a pyarrow record batch of every column) of the table, after those added before."""
+        if block.num_rows:
+            self._part.append(block)
+            if sum(part.num_rows for part in self._part) >= self._part_rows:
+                self._hand_over()
+
+    def finish(self) -> "Future[bytes]":
+        """The digest of every row added, once the thread has hashed them all."""
+        self._hand_over()
+        done = self._pool.submit(self._digest)
+        self._pool.shutdown(wait=False)
+        return done
+
+    def abandon(self) -> None:
+        """The reading stopped (a failure, a cancel): nothing more is hashed, and the thread ends."""
+        self._stopped.set()
+        self._part = []
+        self._pool.submit(self._close)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _hand_over(self) -> None:
+        if not self._part:
+            return
+        import pyarrow as pa
+
+        part, self._part = pa.Table.from_batches(self._part), []
+        dropped = sum(part.column(i).nbytes for i in self._dropped)
+        while self._waiting and sum(size for _, size in self._waiting) + dropped > self._waiting_bytes:
+            self._waiting.popleft()[0].result()  # the reading waits for the hashing (it may raise: the read stops)
+        sums = self._pool.submit(self._hash, part)
+        self._sums.append(sums)
+        self._waiting.append((sums, dropped))
+        while self._waiting and self._waiting[0][0].done():
+            self._waiting.popleft()
+
+    def _hash(self, part: Any) -> tuple[int, int, int]:
+        if self._stopped.is_set():
+            return 0, 0, 0
+        if self._db is None:
+            self._db = hashing_connection(self._threads)
+        return text_sums(self._db, part, self._names)
+
+    def _digest(self) -> bytes:
+        try:
+            count = first = second = 0
+            for sums in self._sums:  # all done: the thread hashes in order, and this is its last task
+                c, f, s = sums.result()
+                count, first, second = count + c, first + f, second + s
+            return digest(self._names, count, first, second)
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def digest_in_background(frame: pd.DataFrame, threads: int = HASHING_THREADS) -> "Future[bytes]":
+    """``content_digest`` of a whole frame, in a thread beside the caller's (a file of another format, loaded whole
+    and then narrowed to the plan's columns: the frame is let go once hashed)."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-digest")
+    try:
+        return pool.submit(content_digest, frame, threads)
+    finally:
+        pool.shutdown(wait=False)
