@@ -284,7 +284,9 @@ class SqlData:
         keep, self._stored = [], {}
         for i, name in enumerate(needed):
             if name in numeric:
-                keep += [(f"dp_n{i}", name, "number"), (f"dp_bad{i}", name, "bad")]
+                keep.append((f"dp_n{i}", name, "number"))
+                if stored[name].kind == TEXT:  # a stored number, or a truth, is never "not a number"
+                    keep.append((f"dp_bad{i}", name, "bad"))
             elif name == id_column:  # described as an identifier: no statistic reads it
                 keep.append((f"dp_p{i}", name, "person"))
             else:
@@ -305,7 +307,7 @@ class SqlData:
                     join, found, outside = self._bin_sql(spec, "source")
                     i = needed.index(spec.name)
                     joins.append(join)
-                    kept += [f"{found} AS dp_b{i}", f"{outside} AS dp_o{i}"]
+                    kept += [f"{self._small_bin(spec, found)} AS dp_b{i}", f"{outside} AS dp_o{i}"]
                     self._presence[spec.name] = (spec, f"dp_b{i}", f"dp_o{i}")
                     prepared[spec.name] = self._filled_bin(spec, f"dp_b{i}")
                 else:
@@ -335,7 +337,7 @@ class SqlData:
             if isinstance(spec, CategoricalColumn):
                 join, found, _ = self._bin_sql(spec, "source")
                 joins.append(join)
-                value = self._filled_bin(spec, found)
+                value = self._small_bin(spec, self._filled_bin(spec, found))
             else:
                 value = self._prepared_value(spec, f"source.dp_n{needed.index(spec.name)}")
             columns.append(f"{value} AS {q(spec.name)}")
@@ -367,6 +369,12 @@ class SqlData:
         if spec.missing.action is not MissingAction.IMPUTE:
             return found
         return f"coalesce({found}, {CategoryMatcher(spec).text_bin(str(spec.missing.value))})"
+
+    def _small_bin(self, spec: CategoricalColumn, code: str) -> str:
+        """A bin code (-1 up to the number of public categories, or NULL) in the smallest integer type that holds
+        every code of the public list: stored once per row, it is most of a row's bytes as a 64-bit integer.
+        Cells compute on it as BIGINT (``_part_sql``)."""
+        return self.dialect.small_integer(code, len(spec.categories))
 
     def _category_tables(self, matcher: CategoryMatcher) -> tuple[str, str]:
         """The lookup tables of a public list: (text, code) and (number, code); made once per list."""
@@ -405,7 +413,7 @@ class SqlData:
         if isinstance(part, Categories):  # prepared as the bin of the schema's description of the column
             if part.spec != self.schema.column(part.column):
                 raise ValueError(f"'{part.column}' is binned as the schema describes it, not otherwise")
-            return "", f"prepared.{q(part.column)}"
+            return "", f"CAST(prepared.{q(part.column)} AS BIGINT)"  # stored small (``_small_bin``)
         column = f"prepared.{q(part.column)}"
         if isinstance(part, Bins):
             return "", " + ".join(f"CAST({column} >= {d.number(e)} AS BIGINT)" for e in part.edges) or "0"

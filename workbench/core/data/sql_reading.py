@@ -70,6 +70,11 @@ class Dialect:
     def string(self, value: str) -> str:
         return f"CAST({value} AS VARCHAR)"
 
+    def small_integer(self, value: str, largest: int) -> str:
+        """An integer from -1 up to ``largest`` in the smallest signed type that holds every such value."""
+        kind = "TINYINT" if largest <= 127 else "SMALLINT" if largest <= 32767 else "INTEGER" if largest < 2**31 else "BIGINT"
+        return f"CAST({value} AS {kind})"
+
     def integer_divide(self, left: str, right: str) -> str:
         return f"({left}) // ({right})"
 

@@ -1,0 +1,86 @@
+"""What the out-of-core engine stores per row (``SqlData._prepare``): a bin in the smallest integer type that holds
+its public list's codes, and the text of a numeric column's value that is not a number only where the file stores
+the column as text. The answers stay the in-memory engine's, whichever type holds the bins."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from workbench.core.data import category_presence, load_table, prepare
+from workbench.core.data.aggregates import Aggregate, Categories
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.schema import (
+    CategoricalColumn,
+    IdentifierColumn,
+    MissingAction,
+    MissingPolicy,
+    NumericColumn,
+    PrivacyUnit,
+    Schema,
+)
+from workbench.core.errors import SchemaError
+from workbench.core.statistics.counts import CrossTab, Histogram
+from workbench.core.statistics.moments import Sum
+
+MANY = tuple(f"c{i}" for i in range(2000))  # codes up to 2000: a SMALLINT; three such columns: 8e9 cells
+
+
+def _table(rows: int = 300) -> pd.DataFrame:
+    return pd.DataFrame({
+        "person": [i // 2 for i in range(rows)],
+        "few": [("yes", "no", "maybe", "")[i % 4] for i in range(rows)],
+        "a": [f"c{(i * 7) % 2003}" for i in range(rows)],  # a few values outside the list
+        "b": [f"c{(i * 13) % 1999}" for i in range(rows)],
+        "c": [f"c{(i * 31) % 2000}" if i % 9 else "" for i in range(rows)],
+        "amount": [float(i % 17) - 3.5 for i in range(rows)],
+    })
+
+
+def _schema(unit: PrivacyUnit) -> Schema:
+    drop = MissingPolicy(MissingAction.DROP)
+    return Schema((IdentifierColumn("person"), CategoricalColumn("few", ("yes", "no"), missing=drop),
+                   CategoricalColumn("a", MANY), CategoricalColumn("b", MANY, outside="drop"),
+                   CategoricalColumn("c", MANY, missing=MissingPolicy(MissingAction.IMPUTE, "c5")),
+                   NumericColumn("amount", -10, 10)), unit=unit)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("unit", [PrivacyUnit(), PrivacyUnit("person", 1)], ids=["row", "person"])
+def test_bins_in_small_types_give_the_in_memory_answers_even_past_two_billion_cells(tmp_path, kind, unit):
+    path = tmp_path / f"many.{kind}"
+    frame = _table()
+    frame.to_csv(path, index=False) if kind == "csv" else frame.to_parquet(path, index=False)
+    plan_schema = _schema(unit)
+    table = load_table(path)
+    memory = prepare(table, plan_schema)
+    with OutOfCoreData(file_source(path), plan_schema) as engine:
+        for statistic in (Histogram("few"), Histogram("a"), CrossTab(columns=("few", "c")), Sum("amount", by=("b",))):
+            assert statistic.exact(engine) == statistic.exact(memory), statistic.label
+        columns = ("a", "b", "c")  # 2001 * 2000 * 2000 cells: past a 32-bit integer's range
+        wide = Aggregate(columns, tuple(Categories(plan_schema.column(name)) for name in columns))
+        ours, theirs = engine.aggregate(wide), memory.aggregate(wide)
+        assert wide.size > 2**32 and ours.cells.tolist() == theirs.cells.tolist() and ours.totals == theirs.totals
+        for column in ("few", "a", "b", "c"):
+            assert engine.category_presence(plan_schema.column(column)) == category_presence(
+                table.frame[column], plan_schema.column(column)), column
+        stored = dict(engine._all("SELECT column_name, column_type FROM (DESCRIBE prepared)"))
+    assert stored["few"] == "TINYINT" and stored["a"] == stored["b"] == stored["c"] == "SMALLINT"
+
+
+def test_a_column_stored_as_numbers_keeps_no_not_a_number_text(tmp_path):
+    frame = pd.DataFrame({"x": [1.5, None, 3.0], "y": ["1", "True", " 2 "]})
+    parquet, csv = tmp_path / "t.parquet", tmp_path / "t.csv"
+    frame.to_parquet(parquet, index=False)
+    frame.to_csv(csv, index=False)
+    plan_schema = Schema((NumericColumn("x", 0, 5), NumericColumn("y", 0, 5)))
+    with OutOfCoreData(file_source(parquet), plan_schema) as engine:
+        kept = {row[0] for row in engine._all("DESCRIBE file_rows")}
+        assert engine.prepared_rows().equals(prepare(load_table(parquet), plan_schema).frame[["x", "y"]]
+                                             .astype("float64").reset_index(drop=True))
+    assert "dp_bad0" not in kept and "dp_bad1" in kept  # x is stored as numbers, y as text
+    with OutOfCoreData(file_source(csv), plan_schema) as engine:
+        assert {"dp_bad0", "dp_bad1"} <= {row[0] for row in engine._all("DESCRIBE file_rows")}
+    csv.write_text("x,y\n1,2\nabc,3\n", encoding="utf-8")
+    with pytest.raises(SchemaError, match="'x'.*not numbers"):
+        OutOfCoreData(file_source(csv), plan_schema)
