@@ -1,10 +1,13 @@
 """The in-memory engine on a whole CSV, as ``dp-workbench release --engine memory`` runs it, against pandas
 reading the plan's columns and numpy computing the same exact aggregates.
 
-Ours, in a fresh process: ``load_table`` of the file (every value kept as its text, read later by the plan's
-description of its column) and ``release`` of the 20-statistic plan (preparing, exact answers, OpenDP's noise,
-estimates, the ledger's charge with the file's fingerprint). The baseline, in another fresh process:
-``pandas.read_csv(file, usecols=<the plan's columns>)`` (the C engine, pandas' own types), then the same exact
+Ours, in a fresh process: the command line itself, ``dp-workbench release FILE --plan <the 20-statistic plan> --engine
+memory --out <folder> --ledger <a new ledger> --dataset-budget ε δ`` (``workbench.cli.main``, its printed output
+dropped): the file read block by block keeping only the plan's columns (every value kept as its text, read later by
+the plan's description of its column), every column hashed for the content fingerprint as it is read, the check of
+the public categories against the file, then the release (preparing, exact answers, OpenDP's noise, estimates, the
+ledger's charge with the file's fingerprints) and results.csv and results.json written. The baseline, in another
+fresh process: ``pandas.read_csv(file, usecols=<the plan's columns>)`` (the C engine, pandas' own types), then the same exact
 aggregates with numpy (``plan_run.baseline_exact``: complete cases, clamped values summed on the same integer
 grid, category codes, counts per cell; quantiles by ``numpy.quantile``), no noise. Each process reports its
 peak resident memory (VmHWM, the interpreter included); the baseline also its peak right after the read.
@@ -32,20 +35,25 @@ QUICK_ROWS = 2_000_000
 ROOT = Path(__file__).resolve().parents[1]
 
 OURS = """
-import json, tempfile, time
+import contextlib, io, json, tempfile, time
 from pathlib import Path
 from benchmarks.data import plan as benchmark_plan
 from benchmarks.out_of_core import peak_mb
-from workbench.core.data.io import load_table
-from workbench.core.release.ledger import Ledger
-from workbench.core.release.run import release
+from workbench.cli.main import main
 plan = benchmark_plan(ROWS)
-start = time.perf_counter()
-table = load_table(PATH)
 with tempfile.TemporaryDirectory() as folder:
-    released = release(table, plan, Ledger(Path(folder) / "ledger.sqlite"), dataset_budget=plan.guarantee())
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "peak_mb": peak_mb(), "statistics": len(released.statistics)}))
+    plan_file = Path(folder) / "plan.json"
+    plan_file.write_text(json.dumps(plan.to_json()), encoding="utf-8")
+    budget = plan.guarantee()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = main(["release", PATH, "--plan", str(plan_file), "--engine", "memory", "--out", str(Path(folder) / "out"),
+                       "--ledger", str(Path(folder) / "ledger.sqlite"),
+                       "--dataset-budget", repr(budget.epsilon), repr(budget.delta)])
+    seconds = time.perf_counter() - start
+    statistics = len(json.loads((Path(folder) / "out" / "results.json").read_text(encoding="utf-8"))["statistics"])
+assert status == 0, status
+print(json.dumps({"seconds": seconds, "peak_mb": peak_mb(), "statistics": statistics}))
 """
 
 BASELINE = """

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pyreadstat
 import pytest
-from bad_inputs import DATA
+from bad_inputs import DATA, MEDDLED
 
 from workbench.core.data import text_files
 from workbench.core.data.digest_stream import DigestStream
@@ -164,3 +164,53 @@ def test_a_failed_reading_ends_the_hashing_thread(tmp_path):
         if thread.ident not in before and thread.name.startswith("content-digest"):
             thread.join(timeout=30)
             assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("meddle", sorted(MEDDLED))
+def test_a_file_that_changes_or_disappears_while_read_for_a_release_is_not_loaded(meddle, bad_corpus, tmp_path,
+                                                                                  monkeypatch):
+    from workbench.core.data import io
+
+    path = tmp_path / "survey.csv"
+    path.write_bytes((bad_corpus / "semicolons.csv").read_bytes())
+    real, done = io.read_columns, []
+
+    def read_columns(*args, **kwargs):
+        if not done:
+            done.append(meddle)
+            if meddle == "append":
+                with path.open("a", encoding="utf-8") as handle:
+                    handle.write("99;99;Somewhere\n")
+            else:
+                path.unlink()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(io, "read_columns", read_columns)
+    with pytest.raises(WorkbenchError, match=MEDDLED[meddle]):
+        load_table(path, columns=["age"])
+
+
+def test_a_release_s_reading_is_heard_to_its_end(tmp_path, monkeypatch):
+    path = tmp_path / "s.csv"
+    shapes(3000).to_csv(path, index=False)
+    monkeypatch.setattr(text_files, "BLOCK_BYTES", 4096)
+    heard = []
+    load_table(path, columns=["age"], progress=heard.append)
+    assert len(heard) > 10 and heard[-1] == 1.0  # block by block (the header is read first, as before)
+
+
+def test_without_jemalloc_the_columns_are_read_alike(tmp_path, monkeypatch):
+    import pyarrow as pa
+
+    path = tmp_path / "s.csv"
+    shapes(500).to_csv(path, index=False)
+    alike = load_table(path, columns=["income"])
+
+    def unavailable():
+        raise NotImplementedError("jemalloc")
+
+    monkeypatch.setattr(pa, "jemalloc_memory_pool", unavailable)
+    assert text_files._returning_pool() is None
+    without = load_table(path, columns=["income"])
+    pd.testing.assert_frame_equal(without.frame, alike.frame)
+    assert without.content_digest.result() == alike.content_digest.result()

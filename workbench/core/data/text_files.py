@@ -108,20 +108,43 @@ def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, kee
                  each_block: Callable[[pa.RecordBatch], None]) -> pa.Table:
     """The columns at ``keep`` of the whole table, read as ``read_table`` reads them (the same rows, texts and
     refusals), a block at a time: every block of all columns is handed to ``each_block`` as it is read (to hash the
-    whole table), and only the kept columns stay."""
+    whole table), and only the kept columns stay.
+
+    The file is read at most ``STREAM_AHEAD_BLOCKS`` ahead of the blocks taken (``_Paced``), and the columns are
+    made in jemalloc's memory with its freed pages given back at once (``_returning_pool``): in Arrow's default pool
+    the blocks read and parsed, once freed, stayed in the process between the columns kept (a 132 MB file read to
+    196 MB of kept text held 330 MB; so, 250 MB)."""
     names = column_names(open_file, text_format, file_name)
     options = text_format.options(names, pa.large_string())
-    with open_file() as source:
-        try:
-            reader = pa_csv.open_csv(source, *options)
-            schema = pa.schema([reader.schema.field(i) for i in keep])
-            kept = []
-            for block in reader:
-                each_block(block)
-                kept.append(pa.RecordBatch.from_arrays([block.column(i) for i in keep], schema=schema))
-            return pa.Table.from_batches(kept, schema=schema)
-        except _FAILURES as exc:
-            raise _error(exc, open_file, text_format, file_name) from None
+    source = _Paced(open_file(), STREAM_AHEAD_BLOCKS if text_format.arrow_encoding == "utf8" else None)
+    try:
+        reader = pa_csv.open_csv(source, *options, memory_pool=_returning_pool())
+        schema = pa.schema([reader.schema.field(i) for i in keep])
+        kept = []
+        while True:
+            with source.waiting():
+                try:
+                    block = reader.read_next_batch()
+                except StopIteration:
+                    break
+            each_block(block)
+            kept.append(pa.RecordBatch.from_arrays([block.column(i) for i in keep], schema=schema))
+        return pa.Table.from_batches(kept, schema=schema)
+    except _FAILURES as exc:
+        raise _error(exc, open_file, text_format, file_name) from None
+    finally:
+        source.close()
+
+
+def _returning_pool() -> pa.MemoryPool | None:
+    """Arrow's jemalloc pool, set to give freed pages back to the system at once; None (the default pool) where
+    pyarrow is built without it (Windows)."""
+    try:
+        pool = pa.jemalloc_memory_pool()
+        pa.jemalloc_set_decay_ms(0)
+    except (NotImplementedError, pa.ArrowNotImplementedError):
+        return None
+    return pool
 
 
 def stream(open_file: Opener, text_format: TextFormat, file_name: str,
