@@ -98,7 +98,8 @@ def run(quick: bool = False, rows: int | None = None) -> list[Result]:
     return [
         Result(f"{label}: time", ours["seconds"], theirs["seconds"], "s",
                "pandas.read_csv of the plan's columns + numpy aggregates", max_ratio=1.5,
-               note=f"{size}, 20 statistics; ours loads the file and releases (noise, ledger); pandas' read alone "
+               note=f"{size}, 20 statistics; ours is the command line (reads, checks categories, releases, writes "
+                    f"results); pandas' read alone "
                     f"{theirs['read_seconds']:.1f} s"),
         Result(f"{label}: peak memory", ours["peak_mb"], theirs["read_peak_mb"], "MB",
                "pandas.read_csv of the plan's columns", max_ratio=1.2,
