@@ -360,6 +360,9 @@ class PreviewPage(QWidget):
         # that this plot never has (its range is set to its data)
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#2c6fbb", width=2), fillLevel=0, brush=(44, 111, 187, 60),
                                     dynamicRangeLimit=None)
+        # its area filled as one path: pyqtgraph cuts it into strips of 50 points (for long curves, in its tests
+        # faster), which for this curve of 401 points made nine paths at every move, to the same pixels (tested)
+        self.curve.curve._shouldUseFillPathList = lambda: False
         # the red lines at ± the error: two segments of one item, reaching past the plot's range. Two InfiniteLines
         # found their new extent while being painted, after each move, and had the plot painted a second time
         self.edges = self.plot.plot([], [], pen=pg.mkPen("#c0392b", style=Qt.PenStyle.DashLine), connect="pairs",

@@ -445,12 +445,26 @@ def _largest_rho(epsilon: float, delta: float) -> float:
 
     epsilon(rho) <= epsilon iff some alpha has rho*alpha + g(alpha) <= epsilon, so the answer
     is max over alpha of (epsilon - g(alpha)) / alpha: one maximisation, searched on a log
-    grid and refined by ternary search (the candidate is then checked by OpenDP).
+    grid and refined by ternary search (the candidate is then checked by OpenDP). The first
+    round's g on the log grid depends on delta alone (``_cks20_on_grid``): an ε slider reuses it.
     """
     log_inv_delta = -math.log(delta)  # not log(1 / delta): 1 / 5e-324 overflows
-    start = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8
-    least = _least_value(lambda alpha: -(epsilon - _cks20_term(alpha, log_inv_delta)) / alpha, start, rounds=5)
+    first = -(epsilon - _cks20_on_grid(log_inv_delta)) / _RHO_GRID
+    least = _least_value(lambda alpha: -(epsilon - _cks20_term(alpha, log_inv_delta)) / alpha, _RHO_GRID, rounds=5,
+                         first=first)
     return max(0.0, -least)
+
+
+_RHO_GRID = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)  # alpha - 1 from 1e-8 to 1e8: ``_largest_rho``'s first round
+_RHO_GRID.setflags(write=False)
+
+
+@lru_cache(maxsize=64)
+def _cks20_on_grid(log_inv_delta: float) -> np.ndarray:
+    """``_cks20_term`` on ``_RHO_GRID``, the same values as computed there (read only, since it is shared)."""
+    terms = _cks20_term(_RHO_GRID, log_inv_delta)
+    terms.setflags(write=False)
+    return terms
 
 
 def _cks20_term(alpha: np.ndarray, log_inv_delta: float) -> np.ndarray:
@@ -458,13 +472,14 @@ def _cks20_term(alpha: np.ndarray, log_inv_delta: float) -> np.ndarray:
     return (log_inv_delta + (alpha - 1) * np.log1p(-1 / alpha) - np.log(alpha)) / (alpha - 1)
 
 
-def _least_value(f: Callable[[np.ndarray], np.ndarray], points: np.ndarray, rounds: int) -> float:
+def _least_value(f: Callable[[np.ndarray], np.ndarray], points: np.ndarray, rounds: int,
+                 first: np.ndarray | None = None) -> float:
     """The least value of a unimodal ``f`` over ``points``' range, found over arrays (a preview
     recalibrates on every slider move): each round evaluates f on the bracket around the best point
-    so far, split into as many steps as ``points`` has."""
+    so far, split into as many steps as ``points`` has. ``first``: f on ``points``, if known already."""
     least = math.inf
-    for _ in range(rounds):
-        values = f(points)
+    for round_ in range(rounds):
+        values = first if round_ == 0 and first is not None else f(points)
         best = int(np.argmin(values))
         least = min(least, float(values[best]))
         points = np.linspace(points[max(best - 1, 0)], points[min(best + 1, len(points) - 1)], len(points))

@@ -1,0 +1,42 @@
+"""The Gaussian calibration's search (issue 39, 6): its first round on the log grid depends on δ alone and is kept
+for each δ; the ρ it finds, and so every preview's noise, must be the search's own, to the bit, for every ε and δ."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from workbench.core.privacy import mechanisms
+from workbench.core.privacy.mechanisms import MechanismKind, calibrate
+
+
+def _searched_rho(epsilon: float, delta: float) -> float:
+    """The search as it was written before the first round was kept: every round evaluated."""
+    log_inv_delta = -math.log(delta)
+    start = 1.0 + 10.0 ** (np.arange(-320, 321) / 40.0)
+    least = mechanisms._least_value(lambda alpha: -(epsilon - mechanisms._cks20_term(alpha, log_inv_delta)) / alpha,
+                                    start, rounds=5)
+    return max(0.0, -least)
+
+
+def test_the_largest_rho_is_the_searchs_own_for_every_epsilon_and_delta():
+    rng = np.random.default_rng(396)
+    for _ in range(2000):
+        epsilon, delta = 10 ** rng.uniform(-5, 2), 10 ** rng.uniform(-300, -0.01)
+        assert mechanisms._largest_rho(epsilon, delta) == _searched_rho(epsilon, delta)
+
+
+def test_a_new_delta_gets_its_own_first_round():
+    """The same ε at another δ: the kept first round of the first δ is not used for the second."""
+    mechanisms._cached_largest_rho.cache_clear()
+    first = calibrate(MechanismKind.GAUSSIAN, 3.0, 0.5, 1e-6, verified=False)
+    second = calibrate(MechanismKind.GAUSSIAN, 3.0, 0.5, 1e-9, verified=False)
+    assert first.scale == 3.0 / math.sqrt(2.0 * _searched_rho(0.5, 1e-6))
+    assert second.scale == 3.0 / math.sqrt(2.0 * _searched_rho(0.5, 1e-9))
+    assert second.scale > first.scale
+
+
+def test_the_kept_first_round_cannot_be_changed_by_a_caller():
+    terms = mechanisms._cks20_on_grid(-math.log(1e-7))
+    assert not terms.flags.writeable and not mechanisms._RHO_GRID.flags.writeable
