@@ -118,18 +118,28 @@ def _folded_probabilities(kind: str, scale: float, tail: float) -> tuple[np.ndar
     """|Z| = 0, 1, 2, ... for integer noise Z, and P(|Z| = m), cut where less than ``tail`` mass is left out.
 
     Worked out on the non-negative half only (Z is symmetric, its values at -m and m the same to the bit): half
-    the work of the whole support, which at a small ε has some hundred thousand values."""
+    the work of the whole support, which at a small ε has some hundred thousand values. Worked in place: at a
+    small ε each temporary array was megabytes, asked of the system afresh at every slider move; each element
+    gets the same operations in the same order (the same values to the bit, tested)."""
+    magnitude: np.ndarray
     if kind == "laplace":
         half = discrete_laplace_halfwidth(scale, 1.0 - tail)
         magnitude = np.arange(0, half + 1, dtype=float)
         q = math.exp(-1.0 / scale)
-        p = (1 - q) / (1 + q) * np.exp(-np.abs(magnitude) / scale)
+        p = np.negative(magnitude)  # -|m|: m >= 0
+        p /= scale
+        np.exp(p, out=p)
+        p *= (1 - q) / (1 + q)
     else:
         half = math.ceil(scale * NormalDist().inv_cdf(1.0 - tail / 2.0)) + 1
         magnitude = np.arange(0, half + 1, dtype=float)
-        weights = np.exp(-(magnitude * magnitude) / (2.0 * scale * scale))
-        total = np.concatenate([weights[:0:-1], weights]).sum()  # over the whole support, in its order
-        p = weights / total * (1.0 - tail)  # the cut-off mass is counted as exceeding t below
+        p = np.multiply(magnitude, magnitude)
+        np.negative(p, out=p)
+        p /= 2.0 * scale * scale
+        np.exp(p, out=p)  # the weights
+        total = np.concatenate([p[:0:-1], p]).sum()  # over the whole support, in its order
+        p /= total
+        p *= 1.0 - tail  # the cut-off mass is counted as exceeding t below
     mass = p + p  # P(Z = -m) + P(Z = m)
     mass[0] = p[0] + 0.0
     return magnitude, mass
