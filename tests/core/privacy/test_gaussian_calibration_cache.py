@@ -40,3 +40,34 @@ def test_a_new_delta_gets_its_own_first_round():
 def test_the_kept_first_round_cannot_be_changed_by_a_caller():
     terms = mechanisms._cks20_on_grid(-math.log(1e-7))
     assert not terms.flags.writeable and not mechanisms._RHO_GRID.flags.writeable
+
+
+def test_the_searches_even_points_are_numpys_linspace_to_the_bit():
+    rng = np.random.default_rng(6)
+    for _ in range(5000):
+        start = rng.uniform(-1, 1) * 10 ** rng.uniform(-300, 300)
+        stop = start + rng.choice([1, -1]) * 10 ** rng.uniform(-320, 300) if rng.uniform() < 0.7 else start
+        if not math.isfinite(stop):
+            continue
+        count = int(rng.choice([2, 3, 129, 641]))
+        assert mechanisms.even_points(start, stop, count).tobytes() == np.linspace(start, stop, count).tobytes()
+
+
+def test_the_zcdp_conversion_is_the_search_over_numpys_points():
+    """``zcdp_to_epsilon`` as written with ``np.linspace``: the same ε to the bit."""
+
+    def with_linspace(rho: float, delta: float) -> float:
+        log_inv_delta = -math.log(delta)
+        points = np.linspace(1.0 + 1e-9, max(2.0, 10.0 * (1.0 + math.sqrt(log_inv_delta / rho))), 129)
+        least = math.inf
+        for _ in range(9):
+            values = rho * points + mechanisms._cks20_term(points, log_inv_delta)
+            best = int(np.argmin(values))
+            least = min(least, float(values[best]))
+            points = np.linspace(points[max(best - 1, 0)], points[min(best + 1, len(points) - 1)], len(points))
+        return max(0.0, least)
+
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        rho, delta = 10 ** rng.uniform(-8, 3), 10 ** rng.uniform(-30, -1)
+        assert mechanisms.zcdp_to_epsilon(rho, delta) == with_linspace(rho, delta)
