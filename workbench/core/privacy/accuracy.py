@@ -296,14 +296,25 @@ def _miss(kind: str, scale: float, a: float, shift: np.ndarray, mass: np.ndarray
         log_q = -1.0 / scale
         one_plus_q = 1.0 + math.exp(log_q)
 
+        # shifts that rise from 0 and a > 0 (a mean's): along the first half k falls, along the second (t + shift,
+        # t >= 0) it is at least 1, so the k below 1 are the first half's last ones, found by a binary search rather
+        # than a mask over both halves (the same elements, in the same order)
+        rising = a > 0 and n > 0 and shift[0] >= 0 and bool(np.all(shift[1:] >= shift[:-1]))
+
         def laplace_miss(t: float) -> float:
             k = np.add(t, both)
             k /= a
             np.floor(k, out=k)
             k += 1.0  # P(Z > x) = P(Z >= floor(x) + 1)
-            below = ~(k >= 1)
+            below: slice | np.ndarray | None
+            if rising and t >= 0:
+                first = n - int(np.searchsorted(k[n - 1::-1], 1.0, side="left"))
+                below = slice(first, n) if first < n else None
+            else:
+                mask = ~(k >= 1)
+                below = mask if mask.any() else None
             lower = None
-            if below.any():  # k <= 0: 1 - q^(1 - k) / (1 + q)
+            if below is not None:  # k <= 0: 1 - q^(1 - k) / (1 + q)
                 lower = np.subtract(1.0, k[below])
                 lower *= log_q
                 np.exp(lower, out=lower)
