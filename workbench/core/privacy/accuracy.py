@@ -87,10 +87,11 @@ def _upper_tail(kind: str, scale: float, x: np.ndarray) -> np.ndarray:
     return 0.5 * _erfc(t / (scale * math.sqrt(2.0)))  # erfc(-y) = 2 - erfc(y): one formula for both signs
 
 
-def _erfc(x: np.ndarray) -> np.ndarray:
+def _erfc(x: np.ndarray, negatives: slice | None = None) -> np.ndarray:
     """erfc by the Chebyshev fit of Numerical Recipes (fractional error below 1.2e-7), vectorised;
     raised by that error so that tails are never understated. Worked in place (a preview evaluates it
-    some eight times per mean and slider move), each element by the same operations in the same order."""
+    some eight times per mean and slider move), each element by the same operations in the same order.
+    ``negatives``: where the x below 0 are, if the caller knows (else found by a mask)."""
     x = np.asarray(x, dtype=np.float64)
     z = np.abs(x)
     t = np.multiply(z, 0.5)
@@ -108,8 +109,8 @@ def _erfc(x: np.ndarray) -> np.ndarray:
     upper = np.exp(poly, out=poly)
     upper *= t
     upper *= 1.0 + 1.2e-7
-    negative = ~(x >= 0)
-    if negative.any():
+    negative: slice | np.ndarray = negatives if negatives is not None else ~(x >= 0)
+    if negatives is not None or negative.any():
         upper[negative] = 2.0 - upper[negative] * (1.0 - 2.4e-7) / (1.0 + 1.2e-7)
     return upper
 
@@ -292,14 +293,14 @@ def _miss(kind: str, scale: float, a: float, shift: np.ndarray, mass: np.ndarray
         pairs *= mass
         return float(np.sum(pairs)) + cut
 
+    # shifts that rise from 0 and a > 0 (a mean's): along the first half (t - shift) k = floor(...) + 1 falls, along
+    # the second (t + shift, t >= 0) it is at least 1, so the k below 1 are the first half's last ones, found by a
+    # binary search rather than a mask over both halves (the same elements, in the same order)
+    rising = a > 0 and n > 0 and shift[0] >= 0 and bool(np.all(shift[1:] >= shift[:-1]))
+
     if kind == "laplace":
         log_q = -1.0 / scale
         one_plus_q = 1.0 + math.exp(log_q)
-
-        # shifts that rise from 0 and a > 0 (a mean's): along the first half k falls, along the second (t + shift,
-        # t >= 0) it is at least 1, so the k below 1 are the first half's last ones, found by a binary search rather
-        # than a mask over both halves (the same elements, in the same order)
-        rising = a > 0 and n > 0 and shift[0] >= 0 and bool(np.all(shift[1:] >= shift[:-1]))
 
         def laplace_miss(t: float) -> float:
             k = np.add(t, both)
@@ -339,7 +340,10 @@ def _miss(kind: str, scale: float, a: float, shift: np.ndarray, mass: np.ndarray
         x += 1.0
         x -= 1.0  # as _upper_tail: t = (floor(x) + 1) - 1
         x /= denominator
-        tails = _erfc(x)
+        negatives = None
+        if rising and t >= 0:  # x below 0 where k below 1: the first half's last ones
+            negatives = slice(n - int(np.searchsorted(x[n - 1::-1], 0.0, side="left")), n)
+        tails = _erfc(x, negatives)
         tails *= 0.5
         return total(tails)
 
