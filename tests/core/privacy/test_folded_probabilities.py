@@ -39,3 +39,14 @@ def test_the_probabilities_are_those_computed_before_to_the_bit(kind):
         magnitude, mass = _folded_probabilities(kind, float(scale), tail)
         before_magnitude, before_mass = _as_before(kind, float(scale), tail)
         assert magnitude.tobytes() == before_magnitude.tobytes() and mass.tobytes() == before_mass.tobytes()
+
+
+def test_the_kept_whole_numbers_are_numpys_arange_and_read_only():
+    from workbench.core.privacy import accuracy
+
+    for stop in (1, 2, 7, 1 << 14, (1 << 14) + 1, 100_003, accuracy._MOST_COUNTED, accuracy._MOST_COUNTED + 5, 40):
+        counted = accuracy._counting(stop)
+        assert counted.tobytes() == np.arange(0, stop, dtype=float).tobytes()
+        if stop <= accuracy._MOST_COUNTED:
+            assert not counted.flags.writeable
+    assert len(accuracy._COUNTED) <= accuracy._MOST_COUNTED  # never more than 8 MB kept

@@ -125,7 +125,7 @@ def _folded_probabilities(kind: str, scale: float, tail: float) -> tuple[np.ndar
     magnitude: np.ndarray
     if kind == "laplace":
         half = discrete_laplace_halfwidth(scale, 1.0 - tail)
-        magnitude = np.arange(0, half + 1, dtype=float)
+        magnitude = _counting(half + 1)
         q = math.exp(-1.0 / scale)
         p = np.negative(magnitude)  # -|m|: m >= 0
         p /= scale
@@ -133,7 +133,7 @@ def _folded_probabilities(kind: str, scale: float, tail: float) -> tuple[np.ndar
         p *= (1 - q) / (1 + q)
     else:
         half = math.ceil(scale * NormalDist().inv_cdf(1.0 - tail / 2.0)) + 1
-        magnitude = np.arange(0, half + 1, dtype=float)
+        magnitude = _counting(half + 1)
         p = np.multiply(magnitude, magnitude)
         np.negative(p, out=p)
         p /= 2.0 * scale * scale
@@ -144,6 +144,25 @@ def _folded_probabilities(kind: str, scale: float, tail: float) -> tuple[np.ndar
     mass = p + p  # P(Z = -m) + P(Z = m)
     mass[0] = p[0] + 0.0
     return magnitude, mass
+
+
+_COUNTED = np.arange(0, 1 << 14, dtype=float)  # 0.0, 1.0, 2.0, ...: kept, and grown, by ``_counting``
+_COUNTED.setflags(write=False)
+_MOST_COUNTED = 1 << 20  # the longest kept: 8 MB
+
+
+def _counting(stop: int) -> np.ndarray:
+    """``np.arange(0, stop, dtype=float)`` (whole numbers, exact), read only: a view of one array kept for every
+    call up to ``_MOST_COUNTED``. At a small ε each new array of a megabyte cost page faults at every slider move."""
+    global _COUNTED
+    if stop > _MOST_COUNTED:
+        return np.arange(0, stop, dtype=float)
+    counted = _COUNTED
+    if len(counted) < stop:
+        counted = np.arange(0, min(max(stop, 2 * len(counted)), _MOST_COUNTED), dtype=float)
+        counted.setflags(write=False)
+        _COUNTED = counted
+    return counted[:stop]
 
 
 MAX_SUPPORT = 20_000_000  # noise values enumerated for a combined half-width; beyond, the union bound
