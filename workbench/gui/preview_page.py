@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFont, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -125,9 +125,10 @@ class SteadyLabelAxis(pg.AxisItem):
         text flags are made once, and a tick text is measured once per font. Any style this plot does not use (set
         ticks, a grid, log scale, ticks that stop the axis, tick alpha, no values) goes to pyqtgraph's own."""
         style = self.style
+        tick_pen = self.tickPen()  # a new pen at each call (pyqtgraph's mkPen): once, copied for each level below
         if (self._tickLevels is not None or self.grid is not False or self.logMode or style["tickAlpha"] is not None
                 or tuple(style["stopAxisAtTick"]) != (False, False) or not style["showValues"]
-                or self.tickPen().brush().style() != Qt.BrushStyle.SolidPattern):
+                or tick_pen.brush().style() != Qt.BrushStyle.SolidPattern):
             return super().generateDrawSpecs(p)
         if style["tickFont"] is not None:
             p.setFont(style["tickFont"])
@@ -172,7 +173,6 @@ class SteadyLabelAxis(pg.AxisItem):
 
         positions: list[list[float | None]] = []
         tick_specs = []
-        tick_pen = self.tickPen()  # a new pen at each call (pyqtgraph's mkPen): once, copied for each level
         for i, (_, values) in enumerate(levels):
             tip = tick_stop + style["tickLength"] / ((i * 0.5) + 1.0) * tick_dir
             pen = QPen(tick_pen)
@@ -284,9 +284,9 @@ class SteadyLabelAxis(pg.AxisItem):
 
     def _text_sizes(self, painter) -> dict:
         """The width and (0.8 of the) height pyqtgraph gives each tick text, by the painter's font."""
-        key = painter.font().key()
-        if getattr(self, "_sizes_for", None) != key or len(self._sizes) > 2000:
-            self._sizes_for, self._sizes = key, {}
+        font = painter.font()  # compared as a font (its attributes), not by its key: a string built at each call
+        if getattr(self, "_sizes_for", None) != font or len(self._sizes) > 2000:
+            self._sizes_for, self._sizes = QFont(font), {}
         return self._sizes
 
 
