@@ -6,11 +6,11 @@ memory --out <folder> --ledger <a new ledger> --dataset-budget ε δ`` (``workbe
 dropped): the file read block by block keeping only the plan's columns (every value kept as its text, read later by
 the plan's description of its column), every column hashed for the content fingerprint as it is read, the check of
 the public categories against the file, then the release (preparing, exact answers, OpenDP's noise, estimates, the
-ledger's charge with the file's fingerprints) and results.csv and results.json written. The baseline, in another
-fresh process: ``pandas.read_csv(file, usecols=<the plan's columns>)`` (the C engine, pandas' own types), then the same exact
-aggregates with numpy (``plan_run.baseline_exact``: complete cases, clamped values summed on the same integer
-grid, category codes, counts per cell; quantiles by ``numpy.quantile``), no noise. Each process reports its
-peak resident memory (VmHWM, the interpreter included); the baseline also its peak right after the read.
+ledger's charge with the file's fingerprints) and results.csv and results.json written. The baseline, in
+another fresh process: ``pandas.read_csv(file, usecols=<the plan's columns>)`` (the C engine, pandas' own types),
+then the same exact aggregates with numpy (``plan_run.baseline_exact``: complete cases, clamped values summed on
+the same integer grid, category codes, counts per cell; quantiles by ``numpy.quantile``), no noise. Each process
+reports its peak resident memory (VmHWM, the interpreter included); the baseline also its peak right after the read.
 
 Targets: time at most 1.5x the read plus the aggregates; peak memory at most 1.2x pandas' own read of the
 plan's columns. The file: the out-of-core benchmark's CSV of 2,000,000 rows (132 MB) in the quick run,
@@ -47,8 +47,8 @@ with tempfile.TemporaryDirectory() as folder:
     budget = plan.guarantee()
     start = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        status = main(["release", PATH, "--plan", str(plan_file), "--engine", "memory", "--out", str(Path(folder) / "out"),
-                       "--ledger", str(Path(folder) / "ledger.sqlite"),
+        status = main(["release", PATH, "--plan", str(plan_file), "--engine", "memory",
+                       "--out", str(Path(folder) / "out"), "--ledger", str(Path(folder) / "ledger.sqlite"),
                        "--dataset-budget", repr(budget.epsilon), repr(budget.delta)])
     seconds = time.perf_counter() - start
     statistics = len(json.loads((Path(folder) / "out" / "results.json").read_text(encoding="utf-8"))["statistics"])

@@ -16,9 +16,9 @@ import csv
 import io
 import re
 from collections import Counter
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from concurrent.futures import Future
 from typing import Any, BinaryIO, Callable, Collection, Mapping
 
 import pandas as pd
