@@ -141,9 +141,10 @@ def _folded_probabilities(kind: str, scale: float, tail: float) -> tuple[np.ndar
         total = np.concatenate([p[:0:-1], p]).sum()  # over the whole support, in its order
         p /= total
         p *= 1.0 - tail  # the cut-off mass is counted as exceeding t below
-    mass = p + p  # P(Z = -m) + P(Z = m)
-    mass[0] = p[0] + 0.0
-    return magnitude, mass
+    at_zero = p[0] + 0.0
+    p += p  # P(Z = -m) + P(Z = m), in place
+    p[0] = at_zero
+    return magnitude, p
 
 
 _COUNTED = np.arange(0, 1 << 14, dtype=float)  # 0.0, 1.0, 2.0, ...: kept, and grown, by ``_counting``
