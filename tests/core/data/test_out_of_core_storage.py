@@ -84,3 +84,33 @@ def test_a_column_stored_as_numbers_keeps_no_not_a_number_text(tmp_path):
     csv.write_text("x,y\n1,2\nabc,3\n", encoding="utf-8")
     with pytest.raises(SchemaError, match="'x'.*not numbers"):
         OutOfCoreData(file_source(csv), plan_schema)
+
+
+@pytest.mark.parametrize("unit", [PrivacyUnit(), PrivacyUnit("person", 1)], ids=["row", "person"])
+def test_a_text_file_stored_in_many_compressed_parts_gives_the_in_memory_answers(tmp_path, monkeypatch, unit):
+    """Each part of a text file is compressed once stored (a CHECKPOINT after its INSERT): the rows keep the file's
+    order (each person's first rows are the file's), and every answer and the content digest are the in-memory
+    engine's."""
+    from workbench.core.data import out_of_core, text_files
+    from workbench.core.data.fingerprint import content_digest
+
+    monkeypatch.setattr(text_files, "BLOCK_BYTES", 16384)  # Arrow's blocks of a few hundred rows
+    monkeypatch.setattr(out_of_core, "_PART_BYTES", 4096)  # each block a part of its own
+    inserted = []
+    run = OutOfCoreData._run
+    monkeypatch.setattr(OutOfCoreData, "_run", lambda self, query, *rest, **named: (
+        inserted.append(query.split(" ", 1)[0]), run(self, query, *rest, **named))[1])
+    path = tmp_path / "many_parts.csv"
+    _table(3000).to_csv(path, index=False)
+    plan_schema = _schema(unit)
+    table = load_table(path)
+    memory = prepare(table, plan_schema)
+    with OutOfCoreData(file_source(path), plan_schema) as engine:
+        assert engine.rows == memory.rows
+        for statistic in (Histogram("few"), CrossTab(columns=("few", "c")), Sum("amount", by=("b",))):
+            assert statistic.exact(engine) == statistic.exact(memory), statistic.label
+        assert engine.content_digest() == content_digest(table.frame)
+        assert engine._all("SELECT count(*) FROM file_rows")[0][0] == 3000
+        kinds = {row[0] for row in engine._all("SELECT DISTINCT compression FROM pragma_storage_info('file_rows')")}
+    assert inserted.count("INSERT") >= 4 and inserted.count("CHECKPOINT") == inserted.count("INSERT") + 1
+    assert kinds - {"Uncompressed"}, kinds  # compressed, not kept as inserted
