@@ -61,12 +61,18 @@ def _java_charset(encoding: str | None) -> str | None:
 _SPARK_CHARSETS = {"UTF-8", "UTF-16", "ISO-8859-1"}  # what Spark 4's CSV reader takes without its legacy setting
 _SNIFF_BYTES = 1 << 20  # a text file's first bytes, from which its encoding and delimiter are decided (as io's)
 # Spark's whole-stage code generation compiles the reading and hashing of a file's every column into one Java method
-# too long for the JVM's compiler, which then leaves it interpreted: reading and caching 2,000,000 rows took 100 s of
-# processor time with it and 71 s without it (Spark's own per-expression code generation), so it is off while the
-# file's rows are read and cached, and restored for the aggregates
+# longer than the JVM's compiler takes by default (8,000 bytes of bytecode), which then leaves it interpreted: reading
+# and caching 2,000,000 rows took 100 s of processor time with it and 71 s without it (Spark's own per-expression code
+# generation). A session started here lets the JVM compile such methods (``HUGE_METHODS``), and keeps whole-stage code
+# generation on: the pass then took 16-19 s of processor time against 32-43 s without it once compiled (2,000,000 rows;
+# its first run also waits for the compiler). In another session it is off while the file's rows are read and cached
 _WHOLE_STAGE = "spark.sql.codegen.wholeStage"
+HUGE_METHODS = "-XX:-DontCompileHugeMethods"
 _NOT_TEXT = "dp-workbench: a byte is not text in the file's encoding"  # raised by Spark while reading (``_open``)
 _NOT_UTF8 = "dp-workbench: a Parquet text value is not UTF-8"  # the same, for a Parquet file's text column
+
+
+_ASCII_PRINTABLE = (33, 126)  # '!' to '~': no character of WHITESPACE is among them (tested)
 
 
 class SparkDialect(Dialect):
@@ -77,7 +83,13 @@ class SparkDialect(Dialect):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
     def trim(self, value: str) -> str:
-        return f"trim(BOTH {self.text(WHITESPACE)} FROM {value})"
+        # trimming by a set of 29 characters finds each end's character in the set, and lists every character's
+        # place to trim the right end (a tenth of the file's reading): only where a value does not start and end
+        # with a printable ASCII character, none of which is white space (the other characters' ascii() is outside
+        # 33-126, whether Spark gives their code point or their first byte), as most values do
+        plain = " AND ".join(f"ascii({end}) BETWEEN {_ASCII_PRINTABLE[0]} AND {_ASCII_PRINTABLE[1]}"
+                             for end in (value, f"right({value}, 1)"))
+        return f"(CASE WHEN {plain} THEN {value} ELSE trim(BOTH {self.text(WHITESPACE)} FROM {value}) END)"
 
     def full_match(self, value: str, pattern: str) -> str:
         return f"({value} RLIKE {self.text('^(?:' + pattern + ')$')})"
@@ -203,6 +215,7 @@ class SparkData(SqlData):
         self._cached: list[Any] = []
         self._tables = 0
         self._declared = source.encoding  # a text file's encoding as declared (None: by its byte-order mark or UTF-8)
+        self._huge_methods = compiles_huge_methods(spark)
         try:
             self._open()
             self._prepare(progress)
@@ -454,7 +467,7 @@ class SparkData(SqlData):
         conf = self.spark.conf
         whole_stage = conf.get(_WHOLE_STAGE, None)
         try:
-            if name == "file_rows":  # the reading and hashing of every value: one very long expression per row
+            if name == "file_rows" and not self._huge_methods:  # one very long expression per row
                 conf.set(_WHOLE_STAGE, "false")
             frame = self.spark.sql(query).persist(StorageLevel.MEMORY_AND_DISK)
             frame.createOrReplaceTempView(name)
@@ -481,14 +494,16 @@ class SparkData(SqlData):
         self.spark.sql(query).createOrReplaceTempView(name)
 
     def _lookup(self, columns: dict[str, list]) -> str:
+        import pyarrow as pa
         from pyspark.sql import functions as F
 
         self._tables += 1
         name = f"dp_lookup_{self._tables}"
-        names = list(columns)
-        # marked small: Spark cannot tell the size of a table made here, and would otherwise plan a join with it as a
-        # shuffle of the file's every row (a sort-merge join), found small only once that shuffle has run
-        F.broadcast(self.spark.createDataFrame(list(zip(*columns.values())), names)).createOrReplaceTempView(name)
+        # handed over as Arrow, the table is a local relation of the driver's: from a list of rows it was an RDD of
+        # Python objects, which every query joining it read again in Python workers (a job of its own, 0.5-1 s each);
+        # the same types (a text is a string, an integer a bigint, a float a double). Marked small all the same
+        table = pa.table({column: pa.array(values) for column, values in columns.items()})
+        F.broadcast(self.spark.createDataFrame(table)).createOrReplaceTempView(name)
         return name
 
     def _file_order(self) -> str:
@@ -516,7 +531,9 @@ def start_session(master: str | None = None) -> Any:
 
     builder = (SparkSession.builder.appName("DP Workbench").config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")  # no progress bars over the command line's output
-               .config("spark.driver.extraJavaOptions", log4j_option()))  # errors only: no start-up warnings
+               # errors only (no start-up warnings); the generated code of a file's reading compiled (``HUGE_METHODS``:
+               # the driver runs the tasks in local mode; a cluster's executors keep the options their owner gave them)
+               .config("spark.driver.extraJavaOptions", f"{log4j_option()} {HUGE_METHODS}"))
     if master:
         builder = builder.master(master)
     elif not _configured_master():
@@ -524,6 +541,18 @@ def start_session(master: str | None = None) -> Any:
     session = quietly_started(builder.getOrCreate)
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def compiles_huge_methods(spark: Any) -> bool:
+    """Whether the JVMs that run ``spark``'s tasks compile methods of any length (``HUGE_METHODS`` in their Java
+    options: the driver's in local mode, the executors' otherwise); False where that cannot be told (Spark Connect)."""
+    try:
+        master = spark.conf.get("spark.master", None) or ""
+        options = spark.conf.get("spark.driver.extraJavaOptions" if master.startswith("local")
+                                 else "spark.executor.extraJavaOptions", None) or ""
+    except Exception:  # noqa: BLE001 - a session that does not show its static configuration
+        return False
+    return HUGE_METHODS in options.split()
 
 
 def _configured_master() -> bool:

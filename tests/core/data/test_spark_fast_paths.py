@@ -1,0 +1,92 @@
+"""The Spark engine's faster spellings give what the plain ones give: the trim that skips values starting and
+ending with printable ASCII, lookup tables handed over as Arrow, and the file's pass with whole-stage code
+generation on (a session whose JVM compiles huge methods) or off (any other session)."""
+
+from __future__ import annotations
+
+import pytest
+from engine_tables import schema, survey_files
+
+from workbench.core.data import spark_engine
+from workbench.core.data.reading import WHITESPACE
+from workbench.core.data.schema import IdentifierColumn, Schema
+from workbench.core.data.spark_engine import HUGE_METHODS, SparkData, SparkDialect, compiles_huge_methods, spark_source
+
+VALUES = ["", " ", "a", " a", "a ", "\u3000a\u3000", "\u00a0x", "x\u00a0", "\u2028", "!", "~", "!x~", "é", " é ",
+          "éa", "aé", "\u0085a", "a\u0085", "\t\n", "x\u202fy", "€", " € ", "😀", "😀 ", "\u001fA", "A\u001f", "\u007f",
+          "\u0080a", "a\u0080", "mid dle", "\u205f\u205f", "#N/A", None]
+
+
+def test_no_white_space_character_is_printable_ascii():
+    low, high = spark_engine._ASCII_PRINTABLE
+    assert not [c for c in WHITESPACE if low <= ord(c) <= high]
+
+
+def test_the_quick_trim_is_the_plain_trim(spark):
+    d = SparkDialect()
+    frame = spark.createDataFrame([(v,) for v in VALUES], "v string")
+    frame.createOrReplaceTempView("dp_trim_values")
+    rows = spark.sql(f"SELECT v, {d.trim('v')}, trim(BOTH {d.text(WHITESPACE)} FROM v) FROM dp_trim_values").collect()
+    assert len(rows) == len(VALUES)
+    for value, quick, plain in rows:
+        assert quick == plain == (None if value is None else value.strip(WHITESPACE)), repr(value)
+
+
+def test_lookup_tables_keep_their_types_and_join_alike(spark, tmp_path):
+    files = survey_files(tmp_path, 50)
+    with SparkData(spark_source(files["parquet"]), schema(), spark=spark) as engine:
+        name = engine._lookup({"text": ["a", "b"], "code": [0, 1]})
+        numbers = engine._lookup({"number": [1.5, float("nan"), -0.0], "code": [3, 4, 5]})
+        assert spark.table(name).dtypes == [("text", "string"), ("code", "bigint")]
+        assert spark.table(numbers).dtypes == [("number", "double"), ("code", "bigint")]
+        found = spark.sql(f"SELECT v, code FROM VALUES (1.5D), (CAST('NaN' AS DOUBLE)), (0.0D), (2.0D) AS t(v) "
+                          f"LEFT JOIN {numbers} ON v = number ORDER BY code").collect()
+        assert sorted((r[1] for r in found), key=lambda c: (c is None, c)) == [3, 4, 5, None]
+
+
+def test_huge_methods_are_told_from_the_session(spark):
+    assert compiles_huge_methods(spark)  # started by start_session
+
+    class Conf:
+        def __init__(self, values):
+            self.values = values
+
+        def get(self, key, default=None):
+            return self.values.get(key, default)
+
+    class Session:
+        def __init__(self, values):
+            self.conf = Conf(values)
+
+    assert compiles_huge_methods(Session({"spark.master": "local[2]", "spark.driver.extraJavaOptions": HUGE_METHODS}))
+    assert not compiles_huge_methods(Session({"spark.master": "local[2]"}))
+    assert not compiles_huge_methods(Session({"spark.master": "yarn", "spark.driver.extraJavaOptions": HUGE_METHODS}))
+    assert compiles_huge_methods(Session({"spark.master": "yarn", "spark.executor.extraJavaOptions": f"-Xss4m {HUGE_METHODS}"}))
+
+    class Connect:
+        @property
+        def conf(self):
+            raise RuntimeError("no static configuration here")
+
+    assert not compiles_huge_methods(Connect())
+
+
+def _one_row_a_person() -> Schema:
+    described = schema()
+    return Schema(tuple(c for c in described.columns if not isinstance(c, IdentifierColumn)))
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("described", [schema, _one_row_a_person])
+def test_the_file_pass_gives_the_same_rows_and_digest_with_whole_stage_code_generation_or_without(
+        spark, tmp_path, monkeypatch, kind, described):
+    files = survey_files(tmp_path, 400)
+    found = []
+    for huge in (True, False):
+        monkeypatch.setattr(spark_engine, "compiles_huge_methods", lambda _, huge=huge: huge)
+        with SparkData(spark_source(files[kind]), described(), spark=spark) as engine:
+            assert engine._huge_methods is huge
+            found.append((engine.content_digest(), engine.prepared_rows().sort_values(list(engine._prepared_columns))
+                          .reset_index(drop=True)))
+    assert found[0][0] == found[1][0]
+    assert found[0][1].equals(found[1][1])
