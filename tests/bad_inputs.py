@@ -114,6 +114,8 @@ DATA = [
          refused=r"duplicate_names.csv: several columns are called 'age'\. Give every column a distinct name"),
     Case("columns without a name", "unnamed_columns.csv",
          refused=r"unnamed_columns.csv: columns 1, 3 \(counting from the left\) have no name in the first line"),
+    Case("one column without a name", "one_unnamed_column.csv",
+         refused=r"one_unnamed_column.csv: column 4 \(counting from the left\) has no name in the first line"),
     Case("an all-missing column", "all_missing_column.csv", check=_kinds({"income": ColumnKind.IGNORED})),
     Case("text in a numeric-looking column", "text_in_numeric.csv", check=_kinds({"age": ColumnKind.CATEGORICAL})),
     Case("infinite and overflowing numbers", "infinite_and_huge.csv", check=_infinite),
@@ -188,12 +190,14 @@ def ledger_state(path: Path) -> list[tuple[int, str]]:
     return [(entry.seq, entry.hash) for entry in ledger.entries()]
 
 
-def meddle_while_reading(monkeypatch, path: Path, meddle: str) -> None:
-    """Make ``path`` change ('append') or disappear ('delete') while the loader reads it: another program
-    writing the file, or a network drive dropping it, in the middle of the read."""
+def meddle_while_reading(monkeypatch, path: Path, meddle: str, target: str = "read_table",
+                         appended: str = "99,99,Somewhere\n") -> None:
+    """Make ``path`` change ('append' the line ``appended``) or disappear ('delete') while the loader reads it:
+    another program writing the file, or a network drive dropping it, in the middle of the read. ``target``: the
+    reader of ``io`` that meddles as it starts (``read_columns``: a release's reading of some columns)."""
     from workbench.core.data import io
 
-    real_arrow, done = io.read_table, []
+    real, done = getattr(io, target), []
 
     def do_meddle() -> None:
         if done:
@@ -201,15 +205,15 @@ def meddle_while_reading(monkeypatch, path: Path, meddle: str) -> None:
         done.append(meddle)
         if meddle == "append":
             with path.open("a", encoding="utf-8") as handle:
-                handle.write("99,99,Somewhere\n")
+                handle.write(appended)
         else:
             path.unlink()
 
-    def read_table(*args, **kwargs):
+    def meddling(*args, **kwargs):
         do_meddle()
-        return real_arrow(*args, **kwargs)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(io, "read_table", read_table)
+    monkeypatch.setattr(io, target, meddling)
 
 
 MEDDLED = {"append": r"changed while it was being read .* Nothing was loaded",

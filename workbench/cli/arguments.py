@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
 from workbench.core.data import Table, load_sample, load_table
 from workbench.core.data.engines import choose_engine
@@ -24,10 +24,11 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None,
-         plan: ReleasePlan | None = None) -> Table:
-    """The data file as a release reads it: a text file in the encoding declared (``declared_encoding``)."""
+         plan: ReleasePlan | None = None, columns: Collection[str] | None = None) -> Table:
+    """The data file as a release reads it: a text file in the encoding declared (``declared_encoding``).
+    ``columns``: keep only these, every column hashed as the file is read (``load_table``)."""
     return load_table(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan), sheet=args.sheet,
-                      progress=progress)
+                      progress=progress, columns=columns)
 
 
 def declared_encoding(args: argparse.Namespace, plan: ReleasePlan | None = None) -> str | None:

@@ -16,10 +16,11 @@ from workbench.cli.arguments import (
     dataset_budget_argument,
     delimiter,
     ledger_argument,
+    load,
 )
 from workbench.cli.output import print_table, say, shortened
 from workbench.cli.progress import CommandProgress
-from workbench.core.data import OTHER_BIN, Table, load_table
+from workbench.core.data import OTHER_BIN, Table
 from workbench.core.data.engines import EngineChoice, choose_engine
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.sql_engine import FileSource, SqlData
@@ -103,6 +104,7 @@ def _release(args: argparse.Namespace) -> int:
             check_formats(args.synthetic_format, planned.statistic.rows)
     choice = EngineChoice(args.engine)
     shown = CommandProgress()  # on standard error, for a release that takes more than a few seconds
+    table: Table | None = None
     try:
         label_maps: dict = {}  # the input's value labels, for a synthetic file written as SPSS or Stata
         if choice is EngineChoice.SPARK:
@@ -121,11 +123,15 @@ def _release(args: argparse.Namespace) -> int:
                                progress=shown.stage("Reading the data file")) as data:
                 result = _checked_release(data, source, plan, args, shown)
         else:
-            table = _load_for(plan, args, progress=shown.stage("Reading the data file"))
+            # only the columns the plan reads are kept; every column is hashed for the ledger as the file is read
+            table = load(args, progress=shown.stage("Reading the data file"), plan=plan,
+                         columns=[spec.name for spec in plan.used_schema().columns])
             label_maps = dict(table.label_maps)
             result = _checked_release(table, table, plan, args, shown)
     finally:
         shown.finish()  # also when the release stops: no stage is said after the command ends
+        if table is not None:  # a refusal or Ctrl-C: the hashing nothing will use is stopped, not waited for
+            table.abandon_digest()
     _print_release(result, args.show_other)  # charged: the ledger holds it durably now
     if result.synthetic:
         files = write_synthetic(result, args.out, args.synthetic_format, label_maps)
@@ -139,13 +145,6 @@ def _release(args: argparse.Namespace) -> int:
         csv_path, json_path = write_results(result, args.out, show_other=args.show_other, how=SHOW_OTHER_HOW)
         print(f"\nWrote {csv_path} and {json_path}.")
     return 0
-
-
-def _load_for(plan: ReleasePlan, args: argparse.Namespace, progress: Callable[[float], None]) -> Table:
-    """The data file as the in-memory engine releases ``plan`` from it (``load`` of the file as given): only the
-    columns the plan reads are kept, and every column's content is hashed for the ledger as the file is read."""
-    return load_table(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan), sheet=args.sheet,
-                      progress=progress, columns=[spec.name for spec in plan.used_schema().columns])
 
 
 def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: ReleasePlan, args: argparse.Namespace,

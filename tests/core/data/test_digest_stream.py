@@ -4,12 +4,13 @@ and a file is refused in the same words (issue 39)."""
 
 import re
 import threading
+from concurrent.futures import CancelledError
 
 import numpy as np
 import pandas as pd
 import pyreadstat
 import pytest
-from bad_inputs import DATA, MEDDLED
+from bad_inputs import DATA, MEDDLED, meddle_while_reading
 
 from workbench.core.data import text_files
 from workbench.core.data.digest_stream import DigestStream
@@ -47,7 +48,7 @@ def test_the_digest_of_a_file_read_in_parts_is_the_digest_of_the_whole_table(tmp
     monkeypatch.setattr(text_files, "BLOCK_BYTES", block)  # blocks of a few rows: a part's boundary inside a group
     whole = load_table(path)
     kept = _streamed(path, ["age", "region"], part_rows)
-    assert kept.content_digest.result() == content_digest(whole.frame)
+    assert kept.pending_digest.result() == content_digest(whole.frame)
     assert list(kept.frame.columns) == ["region", "age"]  # in the file's order, stripped as the whole table's are
     pd.testing.assert_frame_equal(kept.frame, whole.frame[["region", "age"]])
     assert kept.state == whole.state and kept.source == whole.source
@@ -126,8 +127,16 @@ def test_a_file_of_another_format_is_narrowed_and_hashed_whole(tmp_path):
         whole = load_table(path)
         kept = load_table(path, columns=["income", "age"])
         assert list(kept.frame.columns) == ["age", "income"]
-        assert kept.content_digest.result() == content_digest(whole.frame)
+        assert kept.pending_digest.result() == content_digest(whole.frame)
         assert kept.label_maps == whole.label_maps  # value labels still reach the release and synthetic files
+    numbered = tmp_path / "h2.xlsx"  # a header cell that is a number: its label is 2020, its name '2020'
+    pd.DataFrame({"age": [34, 51], 2020: [1, 2], "income": [10.5, 20.5]}).to_excel(numbered, index=False)
+    whole = load_table(numbered)
+    assert whole.columns == ("age", "2020", "income")
+    for columns, kept_columns in ((["salary"], whole.columns), (["income"], ("income",)), (["2020"], ("2020",))):
+        kept = load_table(numbered, columns=columns)  # a plan column not in the file: every column, for its refusal
+        assert kept.columns == kept_columns
+        assert kept.pending_digest.result() == content_digest(whole.frame)
 
 
 def test_every_column_is_kept_when_a_plan_column_is_not_in_the_file_and_at_least_one_otherwise(tmp_path):
@@ -137,7 +146,7 @@ def test_every_column_is_kept_when_a_plan_column_is_not_in_the_file_and_at_least
     assert list(load_table(path, columns=["age", "nowhere"]).frame.columns) == list(whole.frame.columns)
     none = load_table(path, columns=[])
     assert list(none.frame.columns) == ["id"] and len(none.frame) == 50
-    assert none.content_digest.result() == content_digest(whole.frame)
+    assert none.pending_digest.result() == content_digest(whole.frame)
 
 
 @pytest.mark.parametrize("case", [c for c in DATA], ids=lambda c: c.id)
@@ -169,23 +178,9 @@ def test_a_failed_reading_ends_the_hashing_thread(tmp_path):
 @pytest.mark.parametrize("meddle", sorted(MEDDLED))
 def test_a_file_that_changes_or_disappears_while_read_for_a_release_is_not_loaded(meddle, bad_corpus, tmp_path,
                                                                                   monkeypatch):
-    from workbench.core.data import io
-
     path = tmp_path / "survey.csv"
     path.write_bytes((bad_corpus / "semicolons.csv").read_bytes())
-    real, done = io.read_columns, []
-
-    def read_columns(*args, **kwargs):
-        if not done:
-            done.append(meddle)
-            if meddle == "append":
-                with path.open("a", encoding="utf-8") as handle:
-                    handle.write("99;99;Somewhere\n")
-            else:
-                path.unlink()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(io, "read_columns", read_columns)
+    meddle_while_reading(monkeypatch, path, meddle, target="read_columns", appended="99;99;Somewhere\n")
     with pytest.raises(WorkbenchError, match=MEDDLED[meddle]):
         load_table(path, columns=["age"])
 
@@ -213,4 +208,107 @@ def test_without_jemalloc_the_columns_are_read_alike(tmp_path, monkeypatch):
     assert text_files._returning_pool() is None
     without = load_table(path, columns=["income"])
     pd.testing.assert_frame_equal(without.frame, alike.frame)
-    assert without.content_digest.result() == alike.content_digest.result()
+    assert without.pending_digest.result() == alike.pending_digest.result()
+
+
+def _abandoned(monkeypatch) -> list:
+    """The digest streams abandoned from now on, and their hashing threads."""
+    abandoned, real = [], DigestStream.abandon
+
+    def abandon(self):
+        abandoned.append(self)
+        real(self)
+
+    monkeypatch.setattr(DigestStream, "abandon", abandon)
+    return abandoned
+
+
+def _ended(stream: DigestStream) -> bool:
+    for thread in list(stream._pool._threads):
+        thread.join(timeout=60)
+        if thread.is_alive():
+            return False
+    return stream.abandoned and stream._db is None
+
+
+def test_a_refusal_after_the_reading_stops_the_hashing(monkeypatch, bad_corpus):
+    abandoned = _abandoned(monkeypatch)
+    with pytest.raises(WorkbenchError, match="several columns are called 'age'"):  # refused once read whole
+        load_table(bad_corpus / "duplicate_names.csv", columns=["age"])
+    (stream,) = abandoned
+    assert _ended(stream)
+
+
+def test_an_abandoned_stream_closes_its_connection_also_while_a_part_is_hashed(monkeypatch):
+    """The part being hashed ends, then the connection is closed; the parts after it are not hashed."""
+    import pyarrow as pa
+
+    from workbench.core.data import digest_stream
+
+    hashing, go_on, hashed = threading.Event(), threading.Event(), []
+
+    def slow_sums(db, part, names):
+        hashed.append(part.num_rows)
+        hashing.set()
+        go_on.wait(60)
+        return text_sums(db, part, names)
+
+    monkeypatch.setattr(digest_stream, "text_sums", slow_sums)
+    table = pa.Table.from_pandas(shapes(40).astype(str), preserve_index=False)
+    stream = DigestStream([n.strip() for n in table.column_names], kept=[0], part_rows=10)
+    for batch in table.to_batches(max_chunksize=10):
+        stream.add(batch)
+    pending = stream.finish()
+    assert hashing.wait(60)
+    stream.abandon()
+    go_on.set()
+    assert _ended(stream) and hashed == [10]  # the other three parts were never hashed
+    with pytest.raises(CancelledError):
+        pending.result()
+
+
+def test_an_idle_abandoned_stream_closes_its_connection():
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(shapes(20).astype(str), preserve_index=False)
+    stream = DigestStream([n.strip() for n in table.column_names], kept=[0], part_rows=10)
+    stream.add(table.to_batches(max_chunksize=10)[0])
+    stream._sums[0].result()  # hashed: the thread waits for more, its connection open
+    assert stream._db is not None
+    stream.abandon()
+    assert _ended(stream)
+
+
+def test_the_columns_kept_are_looked_up_once_however_many_columns():
+    class Counted(list):
+        iterations = 0
+
+        def __iter__(self):
+            Counted.iterations += 1
+            return super().__iter__()
+
+    DigestStream([f"c{i}" for i in range(500)], Counted([3, 7])).abandon()
+    assert Counted.iterations == 1
+
+
+@pytest.mark.parametrize("part_bytes", [1, 3000, 1 << 40])
+def test_a_part_is_handed_over_at_its_bytes_of_columns_not_kept_and_the_digest_is_the_same(monkeypatch, part_bytes):
+    import pyarrow as pa
+
+    from workbench.core.data import digest_stream
+
+    handed = []
+    real = digest_stream.text_sums
+    monkeypatch.setattr(digest_stream, "text_sums", lambda db, part, names: handed.append(part) or real(db, part, names))
+    frame = shapes(400).astype(str)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    stream = DigestStream([n.strip() for n in table.column_names], kept=[0], part_rows=1 << 30, part_bytes=part_bytes)
+    for batch in table.to_batches(max_chunksize=10):
+        stream.add(batch)
+    assert stream.finish().result() == content_digest(frame)
+    dropped = [sum(part.column(i).nbytes for i in range(1, part.num_columns)) for part in handed]
+    assert sum(part.num_rows for part in handed) == 400
+    if part_bytes == 1 << 40:
+        assert len(handed) == 1
+    else:  # each part is handed over with the block that brings it to the bound
+        assert len(handed) > 1 and all(size - 10 * 200 < part_bytes for size in dropped[:-1])

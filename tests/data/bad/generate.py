@@ -137,6 +137,11 @@ def unnamed_columns() -> bytes:
     return b",age,\n1,34,x\n2,51,y\n"
 
 
+def one_unnamed_column() -> bytes:
+    """A trailing delimiter on every line: one column without a name, the others' names distinct."""
+    return b"person_id,age,income,\n1,34,1000,\n2,51,2000,\n"
+
+
 def all_missing_column() -> bytes:
     return b"person_id,age,income\n1,34,\n2,51,\n3,27,\n4,68,\n"
 
@@ -366,6 +371,7 @@ FILES: dict[str, Callable[[], bytes]] = {
     "ragged.csv": ragged,
     "duplicate_names.csv": duplicate_names,
     "unnamed_columns.csv": unnamed_columns,
+    "one_unnamed_column.csv": one_unnamed_column,
     "all_missing_column.csv": all_missing_column,
     "text_in_numeric.csv": text_in_numeric,
     "infinite_and_huge.csv": infinite_and_huge,

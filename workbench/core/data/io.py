@@ -16,10 +16,9 @@ import csv
 import io
 import re
 from collections import Counter
-from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Collection, Mapping
 
 import pandas as pd
 
@@ -33,6 +32,9 @@ from workbench.core.data.text_files import (
     read_table,
 )
 from workbench.core.errors import DataFileError
+
+if TYPE_CHECKING:
+    from workbench.core.data.digest_stream import PendingDigest
 
 TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 OTHER_SUFFIXES = {
@@ -92,13 +94,24 @@ class Table:
     # the frame holds only the file's first rows (a file too large for memory, ``load_sample``): a release
     # reads the whole file out of core, and what is proposed from the frame is proposed from those rows
     sample_rows: int | None = None
-    # the frame holds only some of the file's columns (``load_table(columns=...)``, for a release): the digest of
-    # every column's content (``fingerprint.content_digest``), hashed beside the reading; never hash the frame then
-    content_digest: "Future[bytes] | None" = field(default=None, repr=False)
+    # the frame holds only some of the file's columns (``load_table(columns=...)``, for a release; the frame is
+    # marked, ``fingerprint.mark_narrowed``, and refused by ``content_digest``): the digest of every column's
+    # content, hashed beside the reading
+    pending_digest: "PendingDigest | None" = field(default=None, repr=False)
 
     @property
     def columns(self) -> tuple[str, ...]:
         return tuple(str(c) for c in self.frame.columns)
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether the frame holds only some of the file's columns (then never hash it: ``pending_digest``)."""
+        return self.pending_digest is not None
+
+    def abandon_digest(self) -> None:
+        """Stop hashing the table's content (a refusal, a cancel: nothing will use it); nothing once it is hashed."""
+        if self.pending_digest is not None:
+            self.pending_digest.abandon()
 
 
 def load_table(
@@ -118,9 +131,9 @@ def load_table(
 
     ``columns``: keep only these (a release, which reads no other; at least one column is kept, and every column
     when one of them is not in the file, so that the refusal names the file's columns as before). The content
-    digest of every column is then hashed as the file is read (``Table.content_digest``): a text file block by
+    digest of every column is then hashed as the file is read (``Table.pending_digest``): a text file block by
     block (``digest_stream``), so its other columns are never held whole; another format is read whole, and its
-    frame let go once hashed.
+    frame let go once hashed. A refusal after the reading abandons that hashing; so must the caller's.
     """
     path = Path(path)
     if not path.exists():
@@ -146,20 +159,25 @@ def load_table(
             f"{path.name} disappeared while it was being read (moved, renamed or deleted). "
             "Nothing was loaded; open it again from where it is now."
         ) from None
-    if after != before:
-        raise _changed(path)
-    _check_shape(table)
-    if columns is not None and table.content_digest is None:
+    try:
+        if after != before:
+            raise _changed(path)
+        _check_shape(table)
+    except BaseException:
+        table.abandon_digest()
+        raise
+    if columns is not None and table.pending_digest is None:
         table = _narrowed(table, columns)
     return replace(table, state=before)
 
 
 def _kept(names: list[str], columns: Collection[str]) -> list[int]:
     """The places of ``columns`` among a file's ``names`` (stripped): every place when one is not there, or when
-    names repeat (the load is refused then, or the plan's own refusal names the file's columns); at least one."""
+    names repeat or one is empty (the load is refused then, as the whole file's, or the plan's own refusal names
+    the file's columns); at least one."""
     wanted = set(columns)
     places = [i for i, name in enumerate(names) if name in wanted]
-    if len(set(names)) != len(names) or len(places) != len(wanted):
+    if len(set(names)) != len(names) or not all(names) or len(places) != len(wanted):
         return list(range(len(names)))
     return places or [0]
 
@@ -167,11 +185,12 @@ def _kept(names: list[str], columns: Collection[str]) -> list[int]:
 def _narrowed(table: Table, columns: Collection[str]) -> Table:
     """A table loaded whole, narrowed to ``columns`` (``_kept``), the whole frame hashed in a thread beside."""
     from workbench.core.data.digest_stream import digest_in_background
+    from workbench.core.data.fingerprint import mark_narrowed
 
-    names = list(table.columns)
-    kept = _kept(names, columns)
+    kept = _kept(list(table.columns), columns)
     hashed = digest_in_background(table.frame)
-    return replace(table, frame=table.frame[[names[i] for i in kept]], content_digest=hashed)
+    # by place: a label that is no text (an Excel header cell holding 2020) is not its name as text
+    return replace(table, frame=mark_narrowed(table.frame.iloc[:, kept]), pending_digest=hashed)
 
 
 def _changed(path: Path) -> DataFileError:
@@ -476,7 +495,7 @@ def _load_text(
         return _WatchedFile(path, progress)
 
     text_format = TextFormat(delimiter or ",", encoding, quoted=has_quotes(path))
-    hashed = None
+    hashed: PendingDigest | None = None
     try:
         if keep is None:
             frame = read_table(open_file, text_format, path.name, rows).to_pandas()
@@ -488,24 +507,26 @@ def _load_text(
         raise DataFileError(f"{path.name}: the file cannot be read ({first_line(exc)}).") from exc
     frame.columns = [str(name).strip() for name in frame.columns]
     return Table(frame=frame, source=path, file_format="text", encoding=encoding, delimiter=delimiter,
-                 content_digest=hashed)
+                 pending_digest=hashed)
 
 
 def _read_kept(open_file: Callable[[], BinaryIO], text_format: TextFormat, file_name: str,
-               columns: Collection[str]) -> "tuple[pd.DataFrame, Future[bytes]]":
-    """The ``columns`` of a text file (``_kept``), and the digest of all of its columns, hashed block by block as
-    the file is read (``digest_stream``)."""
+               columns: Collection[str]) -> "tuple[pd.DataFrame, PendingDigest]":
+    """The ``columns`` of a text file (``_kept``), marked narrowed, and the digest of all of its columns, hashed
+    block by block as the file is read (``digest_stream``)."""
     from workbench.core.data.digest_stream import DigestStream
+    from workbench.core.data.fingerprint import mark_narrowed
 
-    names = [str(name).strip() for name in column_names(open_file, text_format, file_name)]
-    kept = _kept(names, columns)
-    hashing = DigestStream(names, kept)
+    names = column_names(open_file, text_format, file_name)
+    stripped = [str(name).strip() for name in names]
+    kept = _kept(stripped, columns)
+    hashing = DigestStream(stripped, kept)
     try:
-        frame = read_columns(open_file, text_format, file_name, kept, hashing.add).to_pandas()
+        frame = read_columns(open_file, text_format, file_name, names, kept, hashing.add).to_pandas()
     except BaseException:
         hashing.abandon()
         raise
-    return frame, hashing.finish()
+    return mark_narrowed(frame), hashing.finish()
 
 
 def has_quotes(path: Path) -> bool:

@@ -13,7 +13,7 @@ import csv
 import io
 import threading
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, Sequence
+from typing import BinaryIO, Callable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
@@ -104,29 +104,22 @@ def read_table(open_file: Opener, text_format: TextFormat, file_name: str, rows:
             raise _error(exc, open_file, text_format, file_name) from None
 
 
-def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, keep: Sequence[int],
+def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, names: list[str], keep: Sequence[int],
                  each_block: Callable[[pa.RecordBatch], None]) -> pa.Table:
-    """The columns at ``keep`` of the whole table, read as ``read_table`` reads them (the same rows, texts and
-    refusals), a block at a time: every block of all columns is handed to ``each_block`` as it is read (to hash the
-    whole table), and only the kept columns stay.
+    """The columns at ``keep`` of the whole table (whose first row holds ``names``, as ``column_names`` gives them),
+    the same rows, texts and refusals as ``read_table``'s, but read as a stream, a block at a time: every block of
+    all columns is handed to ``each_block`` as it is read (to hash the whole table), and only the kept columns stay.
 
-    The file is read at most ``STREAM_AHEAD_BLOCKS`` ahead of the blocks taken (``_Paced``), and the columns are
-    made in jemalloc's memory with its freed pages given back at once (``_returning_pool``): in Arrow's default pool
-    the blocks read and parsed, once freed, stayed in the process between the columns kept (a 132 MB file read to
-    196 MB of kept text held 330 MB; so, 250 MB)."""
-    names = column_names(open_file, text_format, file_name)
-    options = text_format.options(names, pa.large_string())
-    source = _Paced(open_file(), STREAM_AHEAD_BLOCKS if text_format.arrow_encoding == "utf8" else None)
+    The file is read paced as ``stream`` reads it, and the columns are made in jemalloc's memory with its freed
+    pages given back at once (``_returning_pool``): in Arrow's default pool the blocks read and parsed, once freed,
+    stayed in the process between the columns kept (a 132 MB file read to 196 MB of kept text held 330 MB; so,
+    250 MB)."""
+    source, reader = _open_paced(open_file, text_format, file_name, text_format.options(names, pa.large_string()),
+                                 _returning_pool())
     try:
-        reader = pa_csv.open_csv(source, *options, memory_pool=_returning_pool())
         schema = pa.schema([reader.schema.field(i) for i in keep])
         kept = []
-        while True:
-            with source.waiting():
-                try:
-                    block = reader.read_next_batch()
-                except StopIteration:
-                    break
+        for block in _taken(source, reader):
             each_block(block)
             kept.append(pa.RecordBatch.from_arrays([block.column(i) for i in keep], schema=schema))
         return pa.Table.from_batches(kept, schema=schema)
@@ -134,6 +127,30 @@ def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, kee
         raise _error(exc, open_file, text_format, file_name) from None
     finally:
         source.close()
+
+
+def _open_paced(open_file: Opener, text_format: TextFormat, file_name: str,
+                options: tuple[pa_csv.ReadOptions, pa_csv.ParseOptions, pa_csv.ConvertOptions],
+                memory_pool: pa.MemoryPool | None = None) -> tuple["_Paced", pa_csv.CSVStreamingReader]:
+    """Arrow's streaming reader of the file, read at most ``STREAM_AHEAD_BLOCKS`` ahead of the batches taken from it
+    (``_Paced``; a UTF-8 file), and that paced file, for the caller to close."""
+    source = _Paced(open_file(), STREAM_AHEAD_BLOCKS if text_format.arrow_encoding == "utf8" else None)
+    try:
+        return source, pa_csv.open_csv(source, *options, memory_pool=memory_pool)
+    except _FAILURES as exc:
+        source.close()
+        raise _error(exc, open_file, text_format, file_name) from None
+
+
+def _taken(source: "_Paced", reader: pa_csv.CSVStreamingReader) -> Iterator[pa.RecordBatch]:
+    """The reader's batches, each taken as its paced file counts them (``_Paced.waiting``)."""
+    while True:
+        with source.waiting():
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+        yield batch
 
 
 def _returning_pool() -> pa.MemoryPool | None:
@@ -156,23 +173,14 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
     stream left before its end (Cancel, a failure) would otherwise keep Arrow's reading thread held back by
     ``_Paced``, and the file open, until the stream is collected."""
     failures: list[DataFileError] = []
-    options = text_format.options(column_names(open_file, text_format, file_name))
-    source = _Paced(open_file(), STREAM_AHEAD_BLOCKS if text_format.arrow_encoding == "utf8" else None)
-    try:
-        reader = pa_csv.open_csv(source, *options)
-    except _FAILURES as exc:
-        source.close()
-        raise _error(exc, open_file, text_format, file_name) from None
+    source, reader = _open_paced(open_file, text_format, file_name,
+                                 text_format.options(column_names(open_file, text_format, file_name)))
     schema = pa.schema([pa.field(name, pa.string()) for name in names])
 
     def batches():
         try:
-            while True:
-                with source.waiting():
-                    batch = reader.read_next_batch()
+            for batch in _taken(source, reader):
                 yield pa.RecordBatch.from_arrays(batch.columns, schema=schema)
-        except StopIteration:
-            return
         except _FAILURES as exc:
             failures.append(_error(exc, open_file, text_format, file_name))
             raise failures[-1] from None

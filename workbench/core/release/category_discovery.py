@@ -162,7 +162,10 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
             delta=terms.delta, method=(f"the values whose count of rows with Laplace noise (scale {terms.scale:.3g}) "
                                        f"reached {terms.threshold} (OpenDP's make_laplace_threshold)"),
             noise=(event,), cells=cells)
-        return ledger.content_fingerprint(table.frame), (statistic,)
+        # a table narrowed to a plan's columns is recognised by the digest of all of them (its frame's is refused)
+        fingerprint = (ledger.content_fingerprint_of(table.pending_digest.result()) if table.narrowed
+                       else ledger.content_fingerprint(table.frame))
+        return fingerprint, (statistic,)
 
     released = charged_release(table, discovery, ledger, dataset_budget, events, compose(events), compute)
     return DiscoveredCategories(column, tuple(c.label for c in released.statistics[0].cells), terms, released)

@@ -305,9 +305,9 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             if not isinstance(data, SqlData):
                 raise ValueError("a file read out of core is released from its prepared data")
             return ledger.content_fingerprint_of(data.content_digest()), _released_statistics(plan, None, data, progress)
-        if table.content_digest is not None:  # every column hashed as the file was read (``load_table(columns=)``)
+        if table.pending_digest is not None:  # every column hashed as the file was read (``load_table(columns=)``)
             released = _released_statistics(plan, table, data, progress)
-            return ledger.content_fingerprint_of(table.content_digest.result()), released
+            return ledger.content_fingerprint_of(table.pending_digest.result()), released
         # the table's content fingerprint (the same data from another file or format) is hashed alongside the
         # statistics: DuckDB, numpy and pandas leave the interpreter lock while they work. DuckDB gets every core but
         # one, which the statistics keep: on two cores DuckDB's two threads slowed the statistics by half
