@@ -1,6 +1,7 @@
 """The Spark engine's faster spellings give what the plain ones give: the trim that skips values starting and
-ending with printable ASCII, lookup tables handed over as Arrow, and the file's pass with whole-stage code
-generation on (a session whose JVM compiles huge methods) or off (any other session)."""
+ending with printable ASCII, the number pattern tried only where the first character can start a number, lookup
+tables handed over as Arrow, and the file's pass with whole-stage code generation on (a session whose JVM compiles
+huge methods) or off (any other session)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from engine_tables import schema, survey_files
 from workbench.core.data import spark_engine
 from workbench.core.data.reading import WHITESPACE
 from workbench.core.data.schema import IdentifierColumn, Schema
+from workbench.core.data.sql_reading import Dialect
 from workbench.core.data.spark_engine import HUGE_METHODS, SparkData, SparkDialect, compiles_huge_methods, spark_source
 
 VALUES = ["", " ", "a", " a", "a ", "\u3000a\u3000", "\u00a0x", "x\u00a0", "\u2028", "!", "~", "!x~", "é", " é ",
@@ -30,6 +32,22 @@ def test_the_quick_trim_is_the_plain_trim(spark):
     assert len(rows) == len(VALUES)
     for value, quick, plain in rows:
         assert quick == plain == (None if value is None else value.strip(WHITESPACE)), repr(value)
+
+
+NUMBERS = ["1", "-1", "+.5", ".5", "5.", "1e3", "1E-3", "inf", "-Inf", "+INFINITY", "infinity", "nan", "i", "I", ",1",
+           "/1", "1,5", "e3", "é1", "١", "0x1F", "--1", "1.2.3", "male", "", " 1", "Infinityx", None]
+
+
+def test_the_quick_number_test_is_the_pattern(spark):
+    d = SparkDialect()
+    frame = spark.createDataFrame([(v,) for v in NUMBERS], "v string")
+    frame.createOrReplaceTempView("dp_number_values")
+    rows = spark.sql(f"SELECT v, {d.is_number('v')}, {Dialect.is_number(d, 'v')} FROM dp_number_values").collect()
+    assert len(rows) == len(NUMBERS)
+    for value, quick, plain in rows:
+        assert quick is plain, repr(value)
+    assert {r[0] for r in rows if r[1]} == {"1", "-1", "+.5", ".5", "5.", "1e3", "1E-3", "inf", "-Inf", "+INFINITY",
+                                            "infinity"}
 
 
 def test_lookup_tables_keep_their_types_and_join_alike(spark, tmp_path):
@@ -61,7 +79,8 @@ def test_huge_methods_are_told_from_the_session(spark):
     assert compiles_huge_methods(Session({"spark.master": "local[2]", "spark.driver.extraJavaOptions": HUGE_METHODS}))
     assert not compiles_huge_methods(Session({"spark.master": "local[2]"}))
     assert not compiles_huge_methods(Session({"spark.master": "yarn", "spark.driver.extraJavaOptions": HUGE_METHODS}))
-    assert compiles_huge_methods(Session({"spark.master": "yarn", "spark.executor.extraJavaOptions": f"-Xss4m {HUGE_METHODS}"}))
+    executors = {"spark.master": "yarn", "spark.executor.extraJavaOptions": f"-Xss4m {HUGE_METHODS}"}
+    assert compiles_huge_methods(Session(executors))
 
     class Connect:
         @property
