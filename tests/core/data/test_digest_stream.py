@@ -312,3 +312,33 @@ def test_a_part_is_handed_over_at_its_bytes_of_columns_not_kept_and_the_digest_i
         assert len(handed) == 1
     else:  # each part is handed over with the block that brings it to the bound
         assert len(handed) > 1 and all(size - 10 * 200 < part_bytes for size in dropped[:-1])
+
+
+def test_abandoning_interrupts_the_query_of_the_part_being_hashed(monkeypatch):
+    import duckdb
+    import pyarrow as pa
+
+    from workbench.core.data import digest_stream
+
+    started, said, held = threading.Event(), [], []
+
+    def endless_sums(db, part, names):  # a part that would take hours
+        held.append(db)
+        started.set()
+        try:
+            return db.execute("SELECT sum(hash(range)) FROM range(10000000000000)").fetchall()
+        except duckdb.InterruptException:
+            said.append("interrupted")
+            raise
+
+    monkeypatch.setattr(digest_stream, "text_sums", endless_sums)
+    table = pa.Table.from_pandas(shapes(20).astype(str), preserve_index=False)
+    stream = DigestStream([n.strip() for n in table.column_names], kept=[0], part_rows=10)
+    stream.add(table.to_batches(max_chunksize=10)[0])
+    assert started.wait(60)
+    stream.abandon()
+    try:
+        assert _ended(stream) and said == ["interrupted"]
+    finally:
+        if stream._db is not None:  # not interrupted: stop it, so that the tests can end
+            held[0].interrupt()

@@ -99,16 +99,28 @@ class DigestStream:
         return PendingDigest(done, self.abandon)
 
     def abandon(self) -> None:
-        """The reading or the release stopped (a failure, a refusal, a cancel): nothing more is hashed, the thread
-        ends once the part it may be hashing is done, and the connection is closed (by that part, if any)."""
+        """The reading or the release stopped (a failure, a refusal, a cancel): nothing more is hashed, the query of
+        a part being hashed is interrupted, the thread ends, and the connection is closed (by that part, if any)."""
         self._stopped.set()
         self._part = []
         self._pool.shutdown(wait=False, cancel_futures=True)
-        if self._using_db.acquire(blocking=False):  # else the part being hashed closes it as it ends
+        if self._using_db.acquire(blocking=False):
             try:
                 self._close()
             finally:
                 self._using_db.release()
+        else:  # a part is being hashed: its query is stopped, and the part closes the connection as it ends
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        import duckdb
+
+        db = self._db
+        if db is not None:
+            try:
+                db.interrupt()  # DuckDB's way to stop a query from another thread
+            except duckdb.Error:  # closed meanwhile: nothing to stop
+                pass
 
     def _hand_over(self) -> None:
         if not self._part:
