@@ -260,9 +260,13 @@ def test_an_abandoned_stream_closes_its_connection_also_while_a_part_is_hashed(m
         stream.add(batch)
     pending = stream.finish()
     assert hashing.wait(60)
-    stream.abandon()
+    abandoning = threading.Thread(target=stream.abandon)  # it waits for the part being hashed
+    abandoning.start()
+    while not stream.abandoned:
+        threading.Event().wait(0.01)
     go_on.set()
-    assert _ended(stream) and hashed == [10]  # the other three parts were never hashed
+    abandoning.join(60)
+    assert not abandoning.is_alive() and _ended(stream) and hashed == [10]  # the other three parts were never hashed
     with pytest.raises(CancelledError):
         pending.result()
 

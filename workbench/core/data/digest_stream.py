@@ -75,7 +75,7 @@ class DigestStream:
         self._waiting: deque[tuple[Future, int]] = deque()  # each part handed to the thread, and its dropped bytes
         self._sums: list[Future] = []
         self._db: duckdb.DuckDBPyConnection | None = None
-        self._using_db = threading.Lock()  # held by the thread while it hashes on ``_db``
+        self._using_db = threading.Lock()  # held by the thread while it hashes on ``_db`` (``abandon`` waits for it)
         self._stopped = threading.Event()
 
     @property
@@ -100,17 +100,18 @@ class DigestStream:
 
     def abandon(self) -> None:
         """The reading or the release stopped (a failure, a refusal, a cancel): nothing more is hashed, the query of
-        a part being hashed is interrupted, the thread ends, and the connection is closed (by that part, if any)."""
+        a part being hashed is interrupted, and the connection is closed; the thread then ends."""
         self._stopped.set()
         self._part = []
         self._pool.shutdown(wait=False, cancel_futures=True)
-        if self._using_db.acquire(blocking=False):
-            try:
-                self._close()
-            finally:
-                self._using_db.release()
-        else:  # a part is being hashed: its query is stopped, and the part closes the connection as it ends
+        # a part being hashed has its query stopped (again, should it start its query after an interrupt) and
+        # ends at once; then the connection is closed
+        while not self._using_db.acquire(timeout=0.05):
             self._interrupt()
+        try:
+            self._close()
+        finally:
+            self._using_db.release()
 
     def _interrupt(self) -> None:
         import duckdb
@@ -139,15 +140,11 @@ class DigestStream:
 
     def _hash(self, part: pa.Table) -> tuple[int, int, int]:
         with self._using_db:
-            try:
-                if self._stopped.is_set():
-                    return 0, 0, 0
-                if self._db is None:
-                    self._db = hashing_connection(self._threads)
-                return text_sums(self._db, part, self._names)
-            finally:
-                if self._stopped.is_set():
-                    self._close()
+            if self._stopped.is_set():
+                return 0, 0, 0
+            if self._db is None:
+                self._db = hashing_connection(self._threads)
+            return text_sums(self._db, part, self._names)
 
     def _digest(self) -> bytes:
         try:
