@@ -114,3 +114,40 @@ def test_a_text_file_stored_in_many_compressed_parts_gives_the_in_memory_answers
         kinds = {row[0] for row in engine._all("SELECT DISTINCT compression FROM pragma_storage_info('file_rows')")}
     assert inserted.count("INSERT") >= 4 and inserted.count("CHECKPOINT") == inserted.count("INSERT") + 1
     assert kinds - {"Uncompressed"}, kinds  # compressed, not kept as inserted
+
+
+@pytest.fixture
+def spark_ansi_off(spark):
+    """The Spark session with ANSI mode off, where a cast that overflows wraps silently instead of failing: a bin or
+    a cell stored in too small a type would give wrong answers, not an error."""
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    yield spark
+    spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+def _engines(request, path, plan_schema):
+    """The Spark engine (ANSI off, where a wrong type gives wrong answers rather than an error) and the out-of-core
+    engine on the same file."""
+    from workbench.core.data.spark_engine import SparkData, spark_source
+
+    yield SparkData(spark_source(path), plan_schema, spark=request.getfixturevalue("spark_ansi_off"))
+    yield OutOfCoreData(file_source(path), plan_schema)
+
+
+@pytest.mark.parametrize("n", [127, 128, 32767, 32768])
+def test_a_list_at_the_edge_of_a_small_type_keeps_its_other_and_imputed_values(request, tmp_path, n):
+    """The codes of a list of n categories run up to n (its "other" value): at 127 and 32767 categories they fit a
+    TINYINT and a SMALLINT, at 128 and 32768 they need the next type (Spark without ANSI would wrap 128 to -128)."""
+    values = ["c0", f"c{n - 1}", "zzz", "", "c1", "yyy", f"c{n - 2}", ""]
+    path = tmp_path / "edge.csv"
+    pd.DataFrame({"v": values * 3, "w": ["other", "", "x"] * 8}).to_csv(path, index=False)
+    categories = tuple(f"c{i}" for i in range(n))
+    plan_schema = Schema((CategoricalColumn("v", categories, missing=MissingPolicy(MissingAction.IMPUTE, "c1")),
+                          CategoricalColumn("w", ("x",), missing=MissingPolicy(MissingAction.IMPUTE, "absent"))))
+    memory = prepare(load_table(path), plan_schema)
+    expected = [Histogram(c).exact(memory) for c in ("v", "w")]
+    assert expected[0][0][n] == 6 and expected[0][0][1] == 9  # the "other" and the imputed rows are counted
+    for engine in _engines(request, path, plan_schema):
+        with engine:
+            assert [Histogram(c).exact(engine) for c in ("v", "w")] == expected, type(engine).__name__

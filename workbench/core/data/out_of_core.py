@@ -52,7 +52,8 @@ KEEP_IN_LISTS = "in_clause"
 FOLDER_PREFIX = "dp-workbench-engine-"
 _TEXT_ROWS = "dp_text_rows"  # what a query of a text file's rows names them
 _RANGE_INDEX = "dp_range_index"  # the column of a Parquet file's named pandas RangeIndex (made unlike the file's)
-_PART_BYTES = 16 << 20  # a text file is stored in parts of about this much text (two in memory at a time)
+_PART_BYTES = 16 << 20  # a text file is stored in parts of about this many bytes of Arrow batches (their text and
+# offsets: batch.nbytes), two in memory at a time
 
 
 def _put(parts: "queue.Queue[object]", item: object, stop: threading.Event) -> None:

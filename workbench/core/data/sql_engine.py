@@ -371,7 +371,8 @@ class SqlData:
         return f"coalesce({found}, {CategoryMatcher(spec).text_bin(str(spec.missing.value))})"
 
     def _small_bin(self, spec: CategoricalColumn, code: str) -> str:
-        """A bin code (-1 up to the number of public categories, or NULL) in the smallest integer type that holds
+        """A bin code (-2, a missing value imputed with a word the list reads as missing, up to the number of
+        public categories, its "other"; or NULL) in the smallest integer type that holds
         every code of the public list: stored once per row, it is most of a row's bytes as a 64-bit integer.
         Cells compute on it as BIGINT (``_part_sql``)."""
         return self.dialect.small_integer(code, len(spec.categories))

@@ -71,7 +71,7 @@ class Dialect:
         return f"CAST({value} AS VARCHAR)"
 
     def small_integer(self, value: str, largest: int) -> str:
-        """An integer from -1 up to ``largest`` in the smallest signed type that holds every such value."""
+        """An integer from -2 up to ``largest`` in the smallest signed type that holds every such value."""
         kind = "TINYINT" if largest <= 127 else "SMALLINT" if largest <= 32767 else "INTEGER" if largest < 2**31 else "BIGINT"
         return f"CAST({value} AS {kind})"
 
