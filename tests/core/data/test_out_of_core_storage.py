@@ -68,6 +68,23 @@ def test_bins_in_small_types_give_the_in_memory_answers_even_past_two_billion_ce
     assert stored["few"] == "TINYINT" and stored["a"] == stored["b"] == stored["c"] == "SMALLINT"
 
 
+@pytest.mark.parametrize("unit", [PrivacyUnit(), PrivacyUnit("person", 1)], ids=["row", "person"])
+def test_cells_past_two_billion_give_the_in_memory_answers_on_spark_without_ansi(request, tmp_path, unit):
+    """Cells are computed as BIGINT from the small stored bins (``_part_sql``): Spark with ANSI off would otherwise
+    wrap a cell past a 32-bit integer's range silently."""
+    from workbench.core.data.spark_engine import SparkData, spark_source
+
+    path = tmp_path / "many.parquet"
+    _table().to_parquet(path, index=False)
+    plan_schema = _schema(unit)
+    memory = prepare(load_table(path), plan_schema)
+    columns = ("a", "b", "c")
+    wide = Aggregate(columns, tuple(Categories(plan_schema.column(name)) for name in columns))
+    with SparkData(spark_source(path), plan_schema, spark=request.getfixturevalue("spark_ansi_off")) as engine:
+        ours, theirs = engine.aggregate(wide), memory.aggregate(wide)
+    assert wide.size > 2**32 and ours.cells.tolist() == theirs.cells.tolist() and ours.totals == theirs.totals
+
+
 def test_a_column_stored_as_numbers_keeps_no_not_a_number_text(tmp_path):
     frame = pd.DataFrame({"x": [1.5, None, 3.0], "y": ["1", "True", " 2 "]})
     parquet, csv = tmp_path / "t.parquet", tmp_path / "t.csv"
