@@ -5,6 +5,8 @@ huge methods) or off (any other session)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from engine_tables import schema, survey_files
 
@@ -72,12 +74,25 @@ def test_huge_methods_are_told_from_the_session(spark):
         def get(self, key, default=None):
             return self.values.get(key, default)
 
-    class Session:
-        def __init__(self, values):
-            self.conf = Conf(values)
+    def jvm_flag(value):  # the driver JVM's HotSpot bean, saying DontCompileHugeMethods = value
+        option = SimpleNamespace(getValue=lambda: value)
+        bean = SimpleNamespace(getVMOption=lambda name: option if name == "DontCompileHugeMethods" else None)
+        lang = SimpleNamespace(Class=SimpleNamespace(forName=lambda name: name),
+                               management=SimpleNamespace(ManagementFactory=SimpleNamespace(
+                                   getPlatformMXBean=lambda cls: bean if cls.endswith("HotSpotDiagnosticMXBean") else None)))
+        return SimpleNamespace(_jvm=SimpleNamespace(java=SimpleNamespace(lang=lang)))
 
-    assert compiles_huge_methods(Session({"spark.master": "local[2]", "spark.driver.extraJavaOptions": HUGE_METHODS}))
-    assert not compiles_huge_methods(Session({"spark.master": "local[2]"}))
+    class Session:
+        def __init__(self, values, flag=None):
+            self.conf = Conf(values)
+            if flag is not None:
+                self.sparkContext = jvm_flag(flag)
+
+    local = {"spark.master": "local[2]", "spark.driver.extraJavaOptions": HUGE_METHODS}
+    assert compiles_huge_methods(Session(local, flag="false"))
+    # asked for in the options, but the JVM was started before without it (or a later option turned it back on)
+    assert not compiles_huge_methods(Session(local, flag="true"))
+    assert not compiles_huge_methods(Session(local))  # no JVM to ask: cannot be told
     assert not compiles_huge_methods(Session({"spark.master": "yarn", "spark.driver.extraJavaOptions": HUGE_METHODS}))
     executors = {"spark.master": "yarn", "spark.executor.extraJavaOptions": f"-Xss4m {HUGE_METHODS}"}
     assert compiles_huge_methods(Session(executors))

@@ -554,15 +554,27 @@ def start_session(master: str | None = None) -> Any:
 
 
 def compiles_huge_methods(spark: Any) -> bool:
-    """Whether the JVMs that run ``spark``'s tasks compile methods of any length (``HUGE_METHODS`` in their Java
-    options: the driver's in local mode, the executors' otherwise); False where that cannot be told (Spark Connect)."""
+    """Whether the JVMs that run ``spark``'s tasks compile methods of any length: in local mode the driver's JVM
+    itself is asked (a session's options say what was asked for, not what its JVM runs with: a JVM started before,
+    by another context on the same gateway, keeps its own flags); otherwise ``HUGE_METHODS`` in the executors' Java
+    options. False where that cannot be told (Spark Connect)."""
     try:
         master = spark.conf.get("spark.master", None) or ""
-        options = spark.conf.get("spark.driver.extraJavaOptions" if master.startswith("local")
-                                 else "spark.executor.extraJavaOptions", None) or ""
-    except Exception:  # noqa: BLE001 - a session that does not show its static configuration
+        if master == "local" or master.startswith("local["):  # (local-cluster's executors are JVMs of their own)
+            return _driver_compiles_huge_methods(spark)
+        options = spark.conf.get("spark.executor.extraJavaOptions", None) or ""
+    except Exception:  # noqa: BLE001 - a session that does not show its static configuration or its JVM
         return False
     return HUGE_METHODS in options.split()
+
+
+def _driver_compiles_huge_methods(spark: Any) -> bool:
+    """The driver JVM's own DontCompileHugeMethods flag, from HotSpot's diagnostic bean (the last of several options
+    given wins, and an option given after the JVM started is not in it)."""
+    jvm = spark.sparkContext._jvm
+    bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    return str(bean.getVMOption("DontCompileHugeMethods").getValue()) == "false"
 
 
 def _configured_master() -> bool:
