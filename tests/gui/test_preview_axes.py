@@ -54,12 +54,33 @@ def test_the_tick_values_are_pyqtgraphs(qtbot):
 
 
 def test_an_axis_style_the_fast_specs_do_not_cover_gets_pyqtgraphs(qtbot):
-    plot = pg.PlotWidget(axisItems={"bottom": SteadyLabelAxis("bottom")})
-    qtbot.addWidget(plot)
-    plot.resize(600, 200)
-    plot.show()
-    axis = plot.getAxis("bottom")
+    plot, axis = _shown_plot(qtbot, 600, 200)
     axis.setTicks([[(0.0, "zero"), (0.5, "half")]])
     plot.setRange(xRange=(-1, 1), padding=0)
     specs = _specs(axis, SteadyLabelAxis.generateDrawSpecs)
     assert specs == _specs(axis, pg.AxisItem.generateDrawSpecs) and [t[2] for t in specs[2]] == ["zero", "half"]
+
+
+def test_tick_texts_measured_in_one_font_are_measured_again_in_another(qtbot):
+    """The axis keeps each tick text's size per font: after the tick font changes, its specs are pyqtgraph's again."""
+    from PySide6.QtGui import QFont
+
+    plot, axis = _shown_plot(qtbot, 700, 220)
+    plot.setRange(xRange=(-1234.5, 1234.5), padding=0)
+    plot.getViewBox().updateMatrix()
+    first = _specs(axis, SteadyLabelAxis.generateDrawSpecs)
+    assert first == _specs(axis, pg.AxisItem.generateDrawSpecs)
+    big = QFont()
+    big.setPointSize(big.pointSize() * 3)
+    axis.setStyle(tickFont=big)
+    larger = _specs(axis, SteadyLabelAxis.generateDrawSpecs)
+    assert larger == _specs(axis, pg.AxisItem.generateDrawSpecs) and larger != first
+
+
+def _shown_plot(qtbot, width: int, height: int):
+    """A plot shown at ``width`` x ``height`` whose bottom axis is ours, and that axis."""
+    plot = pg.PlotWidget(axisItems={"bottom": SteadyLabelAxis("bottom")})
+    qtbot.addWidget(plot)
+    plot.resize(width, height)
+    plot.show()
+    return plot, plot.getAxis("bottom")

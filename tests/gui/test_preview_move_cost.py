@@ -131,35 +131,3 @@ def test_the_curve_filled_as_one_path_paints_pyqtgraphs_pixels(qtbot, page):
             curve._shouldUseFillPathList = lambda: False
         assert single == strips
         assert np.count_nonzero(single.constBits()) > 0
-
-
-def test_tick_texts_measured_in_one_font_are_measured_again_in_another(qtbot):
-    """The axis keeps each tick text's size per font: after the tick font changes, its specs are pyqtgraph's again."""
-    import pyqtgraph as pg
-    from PySide6.QtGui import QFont, QPicture
-
-    from workbench.gui.preview_page import SteadyLabelAxis
-
-    def specs(axis, generate):
-        picture = QPicture()
-        painter = QPainter(picture)
-        if axis.style["tickFont"]:
-            painter.setFont(axis.style["tickFont"])
-        found = generate(axis, painter)
-        painter.end()
-        return [((r.x(), r.y(), r.width(), r.height()), text) for r, _, text in found[2]]
-
-    plot = pg.PlotWidget(axisItems={"bottom": SteadyLabelAxis("bottom")})
-    qtbot.addWidget(plot)
-    plot.resize(700, 220)
-    plot.show()
-    axis = plot.getAxis("bottom")
-    plot.setRange(xRange=(-1234.5, 1234.5), padding=0)
-    plot.getViewBox().updateMatrix()
-    first = specs(axis, SteadyLabelAxis.generateDrawSpecs)
-    assert first == specs(axis, pg.AxisItem.generateDrawSpecs)
-    big = QFont()
-    big.setPointSize(big.pointSize() * 3)
-    axis.setStyle(tickFont=big)
-    larger = specs(axis, SteadyLabelAxis.generateDrawSpecs)
-    assert larger == specs(axis, pg.AxisItem.generateDrawSpecs) and larger != first

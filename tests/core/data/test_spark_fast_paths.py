@@ -26,13 +26,17 @@ def test_no_white_space_character_is_printable_ascii():
     assert not [c for c in WHITESPACE if low <= ord(c) <= high]
 
 
+def _both(spark, values, quick: str, plain: str) -> list:
+    """Each value of ``values`` with its ``quick`` and ``plain`` expressions of ``v``, as Spark computes them."""
+    spark.createDataFrame([(v,) for v in values], "v string").createOrReplaceTempView("dp_fast_values")
+    rows = spark.sql(f"SELECT v, {quick}, {plain} FROM dp_fast_values").collect()
+    assert len(rows) == len(values)
+    return rows
+
+
 def test_the_quick_trim_is_the_plain_trim(spark):
     d = SparkDialect()
-    frame = spark.createDataFrame([(v,) for v in VALUES], "v string")
-    frame.createOrReplaceTempView("dp_trim_values")
-    rows = spark.sql(f"SELECT v, {d.trim('v')}, trim(BOTH {d.text(WHITESPACE)} FROM v) FROM dp_trim_values").collect()
-    assert len(rows) == len(VALUES)
-    for value, quick, plain in rows:
+    for value, quick, plain in _both(spark, VALUES, d.trim("v"), f"trim(BOTH {d.text(WHITESPACE)} FROM v)"):
         assert quick == plain == (None if value is None else value.strip(WHITESPACE)), repr(value)
 
 
@@ -42,10 +46,7 @@ NUMBERS = ["1", "-1", "+.5", ".5", "5.", "1e3", "1E-3", "inf", "-Inf", "+INFINIT
 
 def test_the_quick_number_test_is_the_pattern(spark):
     d = SparkDialect()
-    frame = spark.createDataFrame([(v,) for v in NUMBERS], "v string")
-    frame.createOrReplaceTempView("dp_number_values")
-    rows = spark.sql(f"SELECT v, {d.is_number('v')}, {Dialect.is_number(d, 'v')} FROM dp_number_values").collect()
-    assert len(rows) == len(NUMBERS)
+    rows = _both(spark, NUMBERS, d.is_number("v"), Dialect.is_number(d, "v"))
     for value, quick, plain in rows:
         assert quick is plain, repr(value)
     assert {r[0] for r in rows if r[1]} == {"1", "-1", "+.5", ".5", "5.", "1e3", "1E-3", "inf", "-Inf", "+INFINITY",
