@@ -548,6 +548,12 @@ class OutOfCoreData(SqlData):
         except self._duckdb.ConversionException as exc:
             raise DataFileError(f"{self.source.name}: a value cannot be read ({first_line(exc)}).") from None
         except self._duckdb.Error as exc:
+            if self._is_spill_failure(exc):
+                raise DataFileError(
+                    f"{self.source.name}: the out-of-core engine could not write to its temporary folder "
+                    f"{self._folder.parent} ({first_line(exc)}). Free disk space there, or give the engine a larger "
+                    "memory limit."
+                ) from None
             if self._stream_failures:  # Arrow could not parse the text file: its own message says why
                 raise self._stream_failures[0] from None
             if not isinstance(exc, (self._duckdb.InvalidInputException, self._duckdb.IOException)):
@@ -562,6 +568,13 @@ class OutOfCoreData(SqlData):
                 f"{self.source.name}: the file cannot be read ({first_line(exc)}). Check that it is complete and "
                 "that its delimiter and encoding are right."
             ) from None
+
+    def _is_spill_failure(self, exc: Exception) -> bool:
+        """Whether DuckDB failed on its own files rather than on the data file: a fatal error (a CHECKPOINT or a
+        spill that could not be written leaves the database unusable) or an I/O error about the engine's folder."""
+        if isinstance(exc, self._duckdb.FatalException):
+            return True
+        return isinstance(exc, self._duckdb.IOException) and str(self._folder) in str(exc)
 
     def _all(self, query: str) -> list[tuple]:
         return self._guarded(lambda: self._db.execute(query).fetchall())
