@@ -15,6 +15,7 @@ import atexit
 import io
 import os
 import queue
+import re
 import shutil
 import signal
 import sys
@@ -250,17 +251,34 @@ class _CountedFile(io.RawIOBase):
         super().close()
 
 
-_DUCKDB_KINDS = (("BOOLEAN", TRUTH), ("DECIMAL", DECIMAL), ("INT", INTEGER), ("FLOAT", FLOAT), ("DOUBLE", FLOAT),
-                 ("REAL", FLOAT), ("VARCHAR", TEXT), ("TIMESTAMP", TIMESTAMP), ("DATE", DATE))
+# DuckDB's whole type names (a list such as INTEGER[], a struct, a map or an interval is none of them: OTHER)
+_DUCKDB_KINDS = (
+    (re.compile(r"BOOLEAN"), TRUTH), (re.compile(r"DECIMAL\(\d+,\s*\d+\)"), DECIMAL),
+    (re.compile(r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?"), INTEGER), (re.compile(r"FLOAT|DOUBLE|REAL"), FLOAT),
+    (re.compile(r"VARCHAR"), TEXT), (re.compile(r"TIMESTAMP(_S|_MS|_NS)?( WITH TIME ZONE)?"), TIMESTAMP),
+    (re.compile(r"DATE"), DATE),
+)
 
 
 def stored_kind_of(duckdb_type: str) -> tuple[str, bool]:
     """How a Parquet column's declared type (as DuckDB names it) is read, and whether it carries a time zone."""
-    upper = duckdb_type.upper()
-    for prefix, kind in _DUCKDB_KINDS:
-        if upper.startswith(prefix) or (prefix == "INT" and upper.endswith("INT")):
-            return kind, "TIME ZONE" in upper
+    upper = duckdb_type.strip().upper()
+    for pattern, kind in _DUCKDB_KINDS:
+        if pattern.fullmatch(upper):
+            return kind, upper.endswith("WITH TIME ZONE")
     return OTHER, False
+
+
+def nested_kind(duckdb_type: str) -> str | None:
+    """What a Parquet column of a type no engine reads as values holds (a list, a struct, a map, a union, an
+    interval), or None: the in-memory engine hashes such a value as Python writes it, DuckDB otherwise."""
+    upper = duckdb_type.strip().upper()
+    if upper.endswith("]"):
+        return "lists"
+    for start, what in (("STRUCT", "structs"), ("MAP", "maps"), ("UNION", "unions"), ("INTERVAL", "intervals")):
+        if upper.startswith(start):
+            return what
+    return None
 
 
 class OutOfCoreData(SqlData):
@@ -360,6 +378,14 @@ class OutOfCoreData(SqlData):
             raise
         except Exception as exc:  # pyarrow's and DuckDB's own exception types
             raise DataFileError(f"{self.source.name}: the file cannot be read as a Parquet file ({first_line(exc)}).") from None
+        for name, row in zip(declared, described):
+            nested = nested_kind(str(row[1]))
+            if nested is not None and name not in labels:
+                raise DataFileError(
+                    f"{self.source.name}: column '{name}' holds {nested} ({row[1]}), which the out-of-core engine "
+                    "cannot read as the in-memory engine does (the file's content digest would differ). Release it "
+                    "with the in-memory engine, or write the file without that column."
+                )
         columns = [(name, StoredColumn(q(str(row[0])), *stored_kind_of(str(row[1]))))
                    for name, row in zip(declared, described) if name not in labels]
         if self._numbered is not None:  # after the others, as in memory
