@@ -50,7 +50,7 @@ def test_the_searches_even_points_are_numpys_linspace_to_the_bit():
         if not math.isfinite(stop):
             continue
         count = int(rng.choice([2, 3, 129, 641]))
-        assert mechanisms.even_points(start, stop, count).tobytes() == np.linspace(start, stop, count).tobytes()
+        assert mechanisms._even_points(start, stop, count).tobytes() == np.linspace(start, stop, count).tobytes()
 
 
 def test_the_zcdp_conversion_is_the_search_over_numpys_points():
@@ -71,3 +71,12 @@ def test_the_zcdp_conversion_is_the_search_over_numpys_points():
     for _ in range(500):
         rho, delta = 10 ** rng.uniform(-8, 3), 10 ** rng.uniform(-30, -1)
         assert mechanisms.zcdp_to_epsilon(rho, delta) == with_linspace(rho, delta)
+
+
+def test_counting_to_nothing_or_below_is_empty():
+    """A stop at or below 0 counts nothing, as ``np.arange`` does (a slice to it would count from the end)."""
+    from workbench.core.privacy import accuracy
+
+    for stop in (0, -1, -5):
+        assert len(accuracy._counting(stop)) == len(np.arange(0, stop, dtype=float)) == 0
+    assert accuracy._counting(5).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]

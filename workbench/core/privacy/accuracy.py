@@ -156,6 +156,8 @@ def _counting(stop: int) -> np.ndarray:
     """``np.arange(0, stop, dtype=float)`` (whole numbers, exact), read only: a view of one array kept for every
     call up to ``_MOST_COUNTED``. At a small ε each new array of a megabyte cost page faults at every slider move."""
     global _COUNTED
+    if stop <= 0:  # (a slice to a negative stop would count from the end)
+        return _COUNTED[:0]
     if stop > _MOST_COUNTED:
         return np.arange(0, stop, dtype=float)
     counted = _COUNTED
@@ -316,7 +318,8 @@ def _miss(kind: str, scale: float, a: float, shift: np.ndarray, mass: np.ndarray
     # shifts that rise from 0 and a > 0 (a mean's): along the first half (t - shift) k = floor(...) + 1 falls, along
     # the second (t + shift, t >= 0) it is at least 1, so the k below 1 are the first half's last ones, found by a
     # binary search rather than a mask over both halves (the same elements, in the same order)
-    rising = a > 0 and n > 0 and shift[0] >= 0 and bool(np.all(shift[1:] >= shift[:-1]))
+    # (and scale > 0: the Gaussian's x is divided by it, and a negative one would reverse the order)
+    rising = a > 0 and scale > 0 and n > 0 and shift[0] >= 0 and bool(np.all(shift[1:] >= shift[:-1]))
 
     if kind == "laplace":
         log_q = -1.0 / scale

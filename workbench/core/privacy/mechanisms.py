@@ -435,7 +435,7 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
     rho*alpha + (log(1/delta) + (alpha-1) log(1 - 1/alpha) - log(alpha)) / (alpha - 1)  (CKS20, Prop. 12)."""
 
     log_inv_delta = -math.log(delta)  # not log(1 / delta): 1 / 5e-324 overflows
-    start = even_points(1.0 + 1e-9, max(2.0, 10.0 * (1.0 + math.sqrt(log_inv_delta / rho))), 129)
+    start = _even_points(1.0 + 1e-9, max(2.0, 10.0 * (1.0 + math.sqrt(log_inv_delta / rho))), 129)
     least = _least_value(lambda alpha: rho * alpha + _cks20_term(alpha, log_inv_delta), start, rounds=9)
     return max(0.0, least)
 
@@ -482,13 +482,14 @@ def _least_value(f: Callable[[np.ndarray], np.ndarray], points: np.ndarray, roun
         values = first if round_ == 0 and first is not None else f(points)
         best = int(np.argmin(values))
         least = min(least, float(values[best]))
-        points = even_points(float(points[max(best - 1, 0)]), float(points[min(best + 1, len(points) - 1)]), len(points))
+        points = _even_points(float(points[max(best - 1, 0)]), float(points[min(best + 1, len(points) - 1)]), len(points))
     return least
 
 
-def even_points(start: float, stop: float, num: int) -> np.ndarray:
-    """``np.linspace(start, stop, num)`` for floats and ``num`` >= 2, by its operations in its order (the same
-    points to the bit, tested), without its handling of arrays and types: a tenth of its time, and the searches
+def _even_points(start: float, stop: float, num: int) -> np.ndarray:
+    """``np.linspace(start, stop, num)`` for floats and ``num`` >= 2 (numpy 1.26 to 2.4's ``function_base.linspace``,
+    endpoint=True), by its operations in its order (the same points to the bit, tested), without its handling of
+    arrays and types: a tenth of its time, and the searches
     above call it some twenty times per ε-slider move."""
     delta = stop - start
     points = np.arange(0, num, dtype=float)
