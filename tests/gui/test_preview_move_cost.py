@@ -131,3 +131,16 @@ def test_the_curve_filled_as_one_path_paints_pyqtgraphs_pixels(qtbot, page):
             curve._shouldUseFillPathList = lambda: False
         assert single == strips
         assert np.count_nonzero(single.constBits()) > 0
+
+
+@pytest.mark.parametrize("confidence, share", [(0.95, "95%"), (0.9, "90%"), (0.999, "99.9%")])
+def test_the_plots_title_states_the_plans_confidence(qtbot, page, confidence, share):
+    """The red lines are drawn at the noise's half-width at the plan's confidence, and the title says which."""
+    page.document.update(replace(page.document.plan, confidence=confidence))
+    page.recompute()
+    for row in range(page.table.rowCount()):
+        page.table.selectRow(row)
+        QApplication.processEvents()
+        title = page.plot_title.text()
+        assert (f"{share} of draws" in title or f"{share} of the time" in title), title
+        assert share == "95%" or "95%" not in title, title

@@ -15,7 +15,7 @@ import math
 from bisect import bisect_left
 from dataclasses import replace
 from time import monotonic
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -41,10 +41,11 @@ from PySide6.QtWidgets import (
 
 from workbench.core.data import Neighbouring
 from workbench.core.errors import WorkbenchError
-from workbench.core.privacy import SAMPLING_CONDITIONS, compose, noise_probability, reading
+from workbench.core.privacy import SAMPLING_CONDITIONS, Noise, compose, noise_probability, reading
 from workbench.core.release import (
     PRIVACY_TRADE_OFF,
     Budget,
+    PlannedStatistic,
     PlannedSynthetic,
     error_basis,
     expected_error,
@@ -57,6 +58,7 @@ from workbench.core.release import (
     with_privacy,
 )
 from workbench.core.report import error_words, interval_preview_words, released_error, reliable_from_words
+from workbench.core.statistics import Query
 from workbench.gui.budget_panel import TIPS, BudgetPanel
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
@@ -361,7 +363,8 @@ class PreviewPage(QWidget):
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#2c6fbb", width=2), fillLevel=0, brush=(44, 111, 187, 60),
                                     dynamicRangeLimit=None)
         # its area filled as one path: pyqtgraph cuts it into strips of 50 points (for long curves, in its tests
-        # faster), which for this curve of 401 points made nine paths at every move, to the same pixels (tested)
+        # faster), which for this curve of 401 points made nine paths at every move, to the same pixels (tested).
+        # A private method of pyqtgraph 0.14.0's PlotCurveItem: where a version lacks it, this only costs speed
         self.curve.curve._shouldUseFillPathList = lambda: False
         # the red lines at ± the error: two segments of one item, reaching past the plot's range. Two InfiniteLines
         # found their new extent while being painted, after each move, and had the plot painted a second time
@@ -855,7 +858,8 @@ class PreviewPage(QWidget):
                  if preview.distances else " Give a size estimate to see each marginal's expected error.")
         self.plot_title.setText(  # before the plot: see ``draw_noise``
             f"Noise of each one-way cell of <b>{planned.statistic.label}</b> ({kind}, {measure}; half of its budget): "
-            f"95% of draws fall between the red lines (± {released_error(preview.per_cell)} rows).{worst} The pairs "
+            f"{plan.confidence * 100:g}% of draws fall between the red lines (± {released_error(preview.per_cell)} rows)."
+            f"{worst} The pairs "
             "the algorithm measures get the other half."
         )
         span = max(1.6 * preview.per_cell, 3.0)
@@ -923,25 +927,28 @@ class PreviewPage(QWidget):
         self._label_axis("bottom", RANK_AXIS if ranks else SUM_AXIS if derived else STATISTIC_AXIS)
         self._label_axis("left", RANK_CHANCE if ranks else PROBABILITY if unit == 1 else DENSITY)
 
-    def _noise_title(self, row: int, planned, noise, queries, halfwidth: int, unit: float) -> str:
-        """The plot's title: the statistic's mechanism, and the noise's ``halfwidth`` (in steps of ``unit``)."""
+    def _noise_title(self, row: int, planned: PlannedStatistic, noise: Noise, queries: Sequence[Query],
+                     halfwidth: int, unit: float) -> str:
+        """The plot's title: the statistic's mechanism, and the noise's ``halfwidth`` (in steps of ``unit``) at the
+        plan's confidence."""
+        share = f"{self.document.plan.confidence * 100:g}%"
         if planned.statistic.error_unit == "ranks":
             return (
                 f"<b>{planned.statistic.label}</b> (exponential mechanism, ε = {noise.epsilon:.3g} per level): how "
                 "likely a point is to be taken, by how many rows its rank is from the level's. Whatever the data, "
-                f"the released value's rank is within the red lines (± {released_error(halfwidth)} rows) 95% of the time."
+                f"the released value's rank is within the red lines (± {released_error(halfwidth)} rows) {share} of the time."
             )
         mechanism = f"{noise.kind.value}, ε = {noise.epsilon:.3g}{f', δ = {noise.delta:.2g}' if noise.delta else ''}"
         if not planned.statistic.computed_from_noisy_sums:
             return (
-                f"Noise of <b>{planned.statistic.label}</b> ({mechanism}): 95% of draws fall between the red lines "
+                f"Noise of <b>{planned.statistic.label}</b> ({mechanism}): {share} of draws fall between the red lines "
                 f"(± {released_error(halfwidth * unit)})."
             )
         error = self.errors[row] if row < len(self.errors) else None
         own = f"± {released_error(error)}, as in the table" if error is not None and math.isfinite(error) else "in the table"
         return (
             f"Noise added to the <b>{queries[0].name}</b>, one of the measurements <b>{planned.statistic.label}</b> is "
-            f"computed from ({', '.join(query.name for query in queries)}; {mechanism}): 95% of draws fall between "
+            f"computed from ({', '.join(query.name for query in queries)}; {mechanism}): {share} of draws fall between "
             f"the red lines (± {released_error(halfwidth * unit)}, in the units of the sum). The statistic's own error is "
             f"{own}."
         )
