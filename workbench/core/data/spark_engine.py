@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 from workbench.core.data.aggregates import Aggregate
 from workbench.core.data.io import TEXT_SUFFIXES, check_names, first_line, not_utf8, release_text_format
-from workbench.core.data.reading import NUMBER, WHITESPACE
+from workbench.core.data.reading import WHITESPACE
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import FileSource, Progress, SqlData
 from workbench.core.data.sql_reading import (
@@ -34,13 +34,13 @@ from workbench.core.data.sql_reading import (
     DECIMAL,
     FLOAT,
     INTEGER,
-    NUMBER_STARTS,
     OTHER,
     TEXT,
     TIMESTAMP,
     TRUTH,
     Dialect,
     StoredColumn,
+    number_by_first_code,
 )
 from workbench.core.data.text_files import empty_file
 from workbench.core.errors import DataFileError, PlanError
@@ -98,11 +98,7 @@ class SparkDialect(Dialect):
     def is_number(self, text: str) -> str:
         # the pattern (Java's regular expressions) only on a text whose first character can start a number, as
         # DuckDB's dialect does: most texts of a categorical column are told by ascii() (outside 0-127 for others)
-        codes = sorted({ord(c) for c in NUMBER_STARTS})
-        low, others = [c for c in codes if c <= ord("9")], [c for c in codes if c > ord("9")]
-        first = f"ascii({text})"
-        return (f"(CASE WHEN {first} BETWEEN {low[0]} AND {low[-1]} OR {first} IN ({', '.join(map(str, others))}) "
-                f"THEN {self.full_match(text, NUMBER)} WHEN {text} IS NOT NULL THEN false END)")
+        return number_by_first_code(self, text, f"ascii({text})")
 
     def finite(self, value: str) -> str:
         return f"(NOT isnan({value}) AND abs({value}) < CAST('Infinity' AS DOUBLE))"

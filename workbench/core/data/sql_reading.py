@@ -134,11 +134,7 @@ class DuckDBDialect(Dialect):
     def is_number(self, text: str) -> str:
         # the pattern (RE2: 50 ns a value) only on a text whose first character can start a number; the other texts
         # (most of a categorical column's) are told by a comparison or two
-        codes = sorted({ord(c) for c in NUMBER_STARTS})
-        low, others = [c for c in codes if c <= ord("9")], [c for c in codes if c > ord("9")]
-        first = f"unicode({text})"
-        return (f"(CASE WHEN {first} BETWEEN {low[0]} AND {low[-1]} OR {first} IN ({', '.join(map(str, others))}) "
-                f"THEN {self.full_match(text, NUMBER)} WHEN {text} IS NOT NULL THEN false END)")
+        return number_by_first_code(self, text, f"unicode({text})")
 
     def row_text(self, tokens: "list[Token]") -> str:
         # each token as its two parts, which concat joins (leaving out a NULL part) without making the token first
@@ -155,6 +151,16 @@ class DuckDBDialect(Dialect):
         low = f"CAST({digest} & CAST({(1 << 64) - 1} AS UHUGEINT) AS UBIGINT)"
         high = f"CAST({digest} >> 64 AS UBIGINT)"
         return _byte_swapped(low), _byte_swapped(high)
+
+
+def number_by_first_code(d: Dialect, text: str, first: str) -> str:
+    """``Dialect.is_number(text)``'s answer with the pattern tried only where ``first`` (the code point of ``text``'s
+    first character, in the dialect's spelling) is one that can start a number (``NUMBER_STARTS``): other texts, most
+    of a categorical column's, are told by a comparison or two."""
+    codes = sorted({ord(c) for c in NUMBER_STARTS})
+    low, others = [c for c in codes if c <= ord("9")], [c for c in codes if c > ord("9")]
+    return (f"(CASE WHEN {first} BETWEEN {low[0]} AND {low[-1]} OR {first} IN ({', '.join(map(str, others))}) "
+            f"THEN {d.full_match(text, NUMBER)} WHEN {text} IS NOT NULL THEN false END)")
 
 
 def _byte_swapped(unsigned: str) -> str:
