@@ -131,7 +131,9 @@ def test_every_format_is_written_and_the_planted_values_appear_in_none(exported)
     secrets = {
         "unique extreme value": number_forms(EXTREME),
         "unique minimum": number_forms(MINIMUM),
-        "exact row count": [] if ROWS in released else number_forms(ROWS),  # a noisy count may land on it
+        # a released number may be shown as the exact count: a noisy count landing on it, or an error bound (the
+        # mean's is about 1,250 here) shown rounded to it
+        "exact row count": [] if any(v is not None and abs(v - ROWS) < 1 for v in released) else number_forms(ROWS),
         "rare category": [RARE, "Xylophone"],
         "file name": ["planted_secret_file"],
         "file hash": [hashlib.sha256(raw).hexdigest(), hashlib.md5(raw).hexdigest(), hashlib.sha1(raw).hexdigest()],
