@@ -283,6 +283,20 @@ def test_an_idle_abandoned_stream_closes_its_connection():
     assert _ended(stream)
 
 
+def test_a_digest_finished_after_abandoning_is_never_given():
+    """A part the thread takes up after ``abandon`` hashes nothing; a digest summed after it would be wrong, so the
+    digest's task, should it run before its cancel, refuses."""
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(shapes(20).astype(str), preserve_index=False)
+    stream = DigestStream([n.strip() for n in table.column_names], kept=[0], part_rows=10)
+    stream.add(table.to_batches(max_chunksize=10)[0])
+    stream._sums[0].result()
+    stream.abandon()
+    with pytest.raises(CancelledError):
+        stream._digest()
+
+
 def test_the_columns_kept_are_looked_up_once_however_many_columns():
     class Counted(list):
         iterations = 0

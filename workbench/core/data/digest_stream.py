@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import pandas as pd
@@ -152,6 +152,8 @@ class DigestStream:
             for sums in self._sums:  # all done: the thread hashes in order, and this is its last task
                 c, f, s = sums.result()
                 count, first, second = count + c, first + f, second + s
+            if self._stopped.is_set():  # a part started after ``abandon`` hashed nothing: its sums are no digest
+                raise CancelledError("the content digest was abandoned")
             return digest(self._names, count, first, second)
         finally:
             with self._using_db:
