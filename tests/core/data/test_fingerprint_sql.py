@@ -32,6 +32,7 @@ from workbench.core.data.sql_reading import (
     Dialect,
     DuckDBDialect,
     StoredColumn,
+    token_layers,
 )
 
 # content_digest(edge_frame()) as the code before issue 39's DuckDB spelling computed it: ledgers hold this value
@@ -173,3 +174,56 @@ def test_a_number_starts_with_one_of_the_characters_the_pattern_is_tried_on():
         c = chr(code)
         if c not in NUMBER_STARTS:
             assert not any(pattern.fullmatch(c + rest) for rest in ("", "1", "5.5", "nf", "nfinity", "e3")), c
+
+
+def many_doubles(seed: int = 39) -> np.ndarray:
+    """Hundreds of thousands of finite doubles where a number's rounding to 33 bits could go wrong: every power of
+    two and of ten, random bit patterns (every exponent, subnormals among them), wide random magnitudes, exact ties
+    at the rounding's half and mantissas that carry into the next power of two at every exponent, the smallest and
+    largest doubles, zeros of both signs, integers near 2^53; each with its neighbours on either side, and both
+    signs."""
+    rng = np.random.default_rng(seed)
+    bits = np.frombuffer(rng.integers(0, 2**63, 60_000, dtype=np.int64).tobytes(), dtype=np.float64)
+    tie = (rng.integers(2**52, 2**53, 20_000, dtype=np.int64) >> 19 << 19) | (1 << 18)  # a 53-bit mantissa at the half
+    carried = np.int64(2**53 - 1) >> 19 << 19 | np.int64(1 << 18)  # rounds up to the next power of two
+    values = np.concatenate([
+        2.0 ** np.arange(-1074, 1024), 10.0 ** np.arange(-323, 309), bits,
+        rng.lognormal(0, 200, 20_000), rng.uniform(0.5, 3, 20_000).round(4), np.exp(rng.normal(10.2, 0.7, 10_000)).round(2),
+        tie * 2.0 ** rng.integers(-1100, 970, len(tie)).astype(np.float64),
+        carried * 2.0 ** np.arange(-1100, 970, dtype=np.float64),
+        [5e-324, 2.0**-1022, np.nextafter(2.0**-1022, 0), np.finfo(np.float64).max, 0.0, -0.0, 2.0**53 - 1, 2.0**53,
+         2.0**53 + 2, 2.0**52 + 0.5, 2.0**52 - 0.5, 0.1, 2.675],
+    ])
+    values = values[np.isfinite(values)]
+    with np.errstate(over="ignore"):
+        values = np.concatenate([values, np.nextafter(values, np.inf), np.nextafter(values, -np.inf)])
+    values = values[np.isfinite(values)]
+    return np.concatenate([values, -values])
+
+
+def _tokens(d: Dialect, table: pa.Table, name: str, kind: str) -> list[str | None]:
+    """Each row's token of column ``name`` (stored as ``kind``) by ``token_layers`` in dialect ``d``, in order."""
+    layers, token, _ = token_layers(d, StoredColumn(d.quote(name), kind), "dp_v")
+    query, carried = "dp_table", []
+    for depth, layer in enumerate([["dp_i", *layers[0]], *layers[1:]]):
+        query = f"(SELECT {', '.join([*carried, *layer])} FROM {query}) AS dp_layer{depth}"
+        carried = [*carried, *(expression.rsplit(" AS ", 1)[-1] for expression in layer)]
+    with duckdb.connect() as db:
+        db.register("dp_table", table.append_column("dp_i", pa.array(range(len(table)), pa.int64())))
+        rows = db.execute(f"SELECT {token.sql}, concat({token.mark}, {token.rest}) FROM {query} ORDER BY dp_i").fetchall()
+    assert all(whole == (parts or None) for whole, parts in rows)  # the token and its two parts joined
+    return [whole for whole, _ in rows]
+
+
+def test_a_number_is_rounded_alike_by_its_bits_in_duckdb_by_log2_and_pow_and_in_python():
+    """DuckDB rounds a number to 33 significant bits from the double's own bits (``DuckDBDialect.rounded_layers``),
+    the portable SQL (Spark's) by log2 and pow: every token is the same in both and as Python's, on hundreds of
+    thousands of doubles, stored as floats and as text."""
+    values = many_doubles()
+    assert len(values) > 300_000 and np.any(np.abs(values[values != 0]) < 2.0**-1022)
+    python = [fingerprint.number_token(float(v)) for v in values]
+    table = pa.table({"f": pa.array(values, pa.float64()), "t": pa.array([repr(float(v)) for v in values], pa.string())})
+    for name, kind in (("f", FLOAT), ("t", TEXT)):
+        fast = _tokens(DuckDBDialect(), table, name, kind)
+        assert fast == python, kind
+        assert _tokens(Dialect(), table, name, kind) == fast, kind

@@ -72,6 +72,8 @@ def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source:
     carried: list[str] = []
     query = source
     for depth, layer in enumerate(layers):
+        if not layer and carried:
+            continue  # no column's token needs this layer (DuckDB rounds a number in one layer, ``rounded_layers``)
         query = f"SELECT {', '.join([*carried, *layer]) or '1 AS dp_one'} FROM {query}"
         carried = [*carried, *_aliases(layer)]
         query = f"({query}) AS dp_layer{depth}"
