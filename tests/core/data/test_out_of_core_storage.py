@@ -9,6 +9,7 @@ import pytest
 
 from workbench.core.data import category_presence, load_table, prepare
 from workbench.core.data.aggregates import Aggregate, Categories
+from workbench.core.data.fingerprint import ROW_HASH
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.schema import (
     CategoricalColumn,
@@ -129,8 +130,21 @@ def test_a_text_file_stored_in_many_compressed_parts_gives_the_in_memory_answers
         assert engine.content_digest() == content_digest(table.frame)
         assert engine._all("SELECT count(*) FROM file_rows")[0][0] == 3000
         kinds = {row[0] for row in engine._all("SELECT DISTINCT compression FROM pragma_storage_info('file_rows')")}
+        stored = {row[0] for row in engine._all("DESCRIBE file_rows")}
     assert inserted.count("INSERT") >= 4 and inserted.count("CHECKPOINT") == inserted.count("INSERT") + 1
     assert kinds - {"Uncompressed"}, kinds  # compressed, not kept as inserted
+    assert not stored & set(ROW_HASH), stored  # the rows' hashes added up part by part, not stored
+
+
+def test_the_hashes_added_up_part_by_part_are_the_sums_of_all_the_rows():
+    """``_added``: counts and hash halves summed exactly past 64 bits; a part without rows (SQL's sum: None) adds
+    nothing."""
+    from workbench.core.data.out_of_core import _added
+
+    big = 2**64 - 1
+    assert _added((0, None, None), (2, big, 5)) == (2, big, 5)
+    assert _added((2, big, 5), (0, None, None)) == (2, big, 5)
+    assert _added((2, big, 5), (3, big, 7)) == (5, 2 * big, 12)
 
 
 @pytest.fixture
