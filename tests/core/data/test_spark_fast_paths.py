@@ -5,6 +5,7 @@ huge methods) or off (any other session)."""
 
 from __future__ import annotations
 
+import random
 from types import SimpleNamespace
 
 import pytest
@@ -125,3 +126,32 @@ def test_the_file_pass_gives_the_same_rows_and_digest_with_whole_stage_code_gene
                           .reset_index(drop=True)))
     assert found[0][0] == found[1][0]
     assert found[0][1].equals(found[1][1])
+
+
+DOUBLES = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 0.5000000000000001,
+           2.4999999999999996, 2.5000000000000004, 1e-300, -1e-300, 0.3, -0.3, 123456.5, 123457.5, 2.0 ** 52 - 0.5,
+           2.0 ** 52 + 1, 2.0 ** 53 + 2, -(2.0 ** 52) + 0.5, 4503599627370495.5, 1e15 + 0.5, 1e18, -1e18, 9.2e18,
+           1e300, -1e300, 7.0, -7.0, 1234567.4999999998, 0.1 * 3 / 0.1]
+
+
+def test_round_even_is_sparks_bround_of_a_double(spark):
+    d = SparkDialect()
+    draw = random.Random(39)  # and values of every size, halves among them, as a grid's value / unit gives them
+    values = [*DOUBLES, *(v / 3 for v in DOUBLES), *(v * 1e6 + 0.5 for v in range(-40, 40)),
+              *(draw.uniform(-1, 1) * 10.0 ** draw.randint(-3, 20) for _ in range(2000)),
+              *(draw.randint(-10 ** 6, 10 ** 6) / 2 for _ in range(500)),
+              *(draw.uniform(0, 5000) / 0.0001220703125 for _ in range(500))]
+    spark.createDataFrame([(v,) for v in values], "v double").createOrReplaceTempView("dp_round_values")
+    quick, plain = d.round_even("v"), "bround(v, 0)"
+    rows = spark.sql(f"SELECT v, {quick}, {plain}, {quick} = {plain}, {quick} = v, {plain} = v "
+                     "FROM dp_round_values").collect()
+    assert len(rows) == len(values)
+    for value, fast, slow, same, fast_whole, slow_whole in rows:
+        assert fast == slow and same and fast_whole == slow_whole, repr(value)
+    for cast, within in (("BIGINT", 9e18), ("DECIMAL(38, 0)", 1e37)):  # as the aggregates and the category check
+        alike = spark.sql(f"SELECT v, CAST({quick} AS {cast}) = CAST({plain} AS {cast}) FROM dp_round_values "
+                          f"WHERE abs(v) < {within}").collect()
+        assert alike and all(row[1] for row in alike), cast
+    nan, infinity, null = (d.round_even(f"CAST({d.text(v)} AS DOUBLE)") for v in ("NaN", "Infinity", "NULL"))
+    special = spark.sql(f"SELECT isnan({nan}), {infinity}, {null.replace(d.text('NULL'), 'NULL')}").first()
+    assert special[0] and special[1] == float("inf") and special[2] is None

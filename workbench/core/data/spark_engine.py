@@ -104,7 +104,11 @@ class SparkDialect(Dialect):
         return f"(NOT isnan({value}) AND abs({value}) < CAST('Infinity' AS DOUBLE))"
 
     def round_even(self, value: str) -> str:
-        return f"bround({value}, 0)"
+        # Java's Math.rint (ties to even), where bround(value, 0) made each double a decimal through its text
+        # (BigDecimal.valueOf): a fifth of the aggregates' processor time. Every value rounded here is a double, and
+        # on a double both give the same number, but for the sign of a zero (bround's is never negative), which no
+        # comparison and no integer tells apart (tested)
+        return f"rint({value})"
 
     def is_nan(self, value: str) -> str:
         return f"isnan({value})"
