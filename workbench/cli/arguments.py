@@ -10,6 +10,7 @@ from typing import Callable, Collection
 from workbench.core.data import Table, load_sample, load_table
 from workbench.core.data.engines import choose_engine
 from workbench.core.data.io import GUESS
+from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release.plan import ReleasePlan
@@ -24,11 +25,13 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None,
-         plan: ReleasePlan | None = None, columns: Collection[str] | None = None) -> Table:
+         plan: ReleasePlan | None = None, columns: Collection[str] | None = None,
+         prepare: BlockPreparer | None = None) -> Table:
     """The data file as a release reads it: a text file in the encoding declared (``declared_encoding``).
-    ``columns``: keep only these, every column hashed as the file is read (``load_table``)."""
+    ``columns``: keep only these, every column hashed as the file is read (``load_table``); ``prepare``: a text
+    file's prepared as it is read, their text not kept."""
     return load_table(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan), sheet=args.sheet,
-                      progress=progress, columns=columns)
+                      progress=progress, columns=columns, prepare=prepare)
 
 
 def declared_encoding(args: argparse.Namespace, plan: ReleasePlan | None = None) -> str | None:

@@ -23,6 +23,7 @@ from workbench.cli.progress import CommandProgress
 from workbench.core.data import OTHER_BIN, Table
 from workbench.core.data.engines import EngineChoice, choose_engine
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
@@ -123,11 +124,15 @@ def _release(args: argparse.Namespace) -> int:
                                progress=shown.stage("Reading the data file")) as data:
                 result = _checked_release(data, source, plan, args, shown)
         else:
-            # only the columns the plan reads are kept; every column is hashed for the ledger as the file is read
+            # only the columns the plan reads are kept; every column is hashed for the ledger as the file is read; a
+            # text file's are prepared as they are read under a row-level unit, their text let go block by block
+            schema = plan.used_schema()
+            preparing = BlockPreparer(schema, args.data.name) if BlockPreparer.streams(schema) else None
             table = load(args, progress=shown.stage("Reading the data file"), plan=plan,
-                         columns=[spec.name for spec in plan.used_schema().columns])
+                         columns=[spec.name for spec in schema.columns], prepare=preparing)
             label_maps = dict(table.label_maps)
-            result = _checked_release(table, table, plan, args, shown)
+            result = _checked_release(table, table, plan, args, shown,
+                                      preparing if preparing is not None and preparing.streamed else None)
     finally:
         shown.finish()  # also when the release stops: no stage is said after the command ends
         if table is not None:  # a refusal or Ctrl-C: the hashing nothing will use is stopped, not waited for
@@ -148,13 +153,15 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: ReleasePlan, args: argparse.Namespace,
-                     shown: CommandProgress) -> Release:
-    """The release of ``plan`` after the curator's check of its public categories, each stage shown as it starts."""
+                     shown: CommandProgress, prepared: BlockPreparer | None = None) -> Release:
+    """The release of ``plan`` after the curator's check of its public categories, each stage shown as it starts.
+    ``prepared``: the table's plan columns, prepared as the file was read (its frame holds none of their rows)."""
     shown.waiting("Checking the public categories against the file")
-    _refuse_on_category_warnings(data, plan, args)
+    _refuse_on_category_warnings(data, plan, args, prepared)
     shown.waiting("Computing the statistics, adding the noise and charging the ledger")
+    engine = data if isinstance(data, SqlData) else prepared.prepared if prepared is not None else None
     return release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args),
-                   data=data if isinstance(data, SqlData) else None, progress=_synthetic_progress(plan, shown))
+                   data=engine, progress=_synthetic_progress(plan, shown))
 
 
 def _synthetic_progress(plan: ReleasePlan, shown: CommandProgress) -> Callable[[str], None] | None:
@@ -182,8 +189,10 @@ def _grouped_clamping(words: str) -> tuple[str, str]:
     return f"{CLAMPED}: {tail}", head[len(CLAMPED) + 2:]
 
 
-def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace) -> None:
-    warnings = check_categories(data, plan)  # the curator's own view of the file: nothing of it is released
+def _refuse_on_category_warnings(data: Table | SqlData, plan: ReleasePlan, args: argparse.Namespace,
+                                 prepared: BlockPreparer | None = None) -> None:
+    # the curator's own view of the file: nothing of it is released
+    warnings = check_categories(data, plan, presences=prepared.presences if prepared is not None else None)
     if warnings and not args.accept_category_warnings:
         raise WorkbenchError(
             "Nothing was released and no budget was spent:\n" + "\n".join(f"- {w.message}" for w in warnings)

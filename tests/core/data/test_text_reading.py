@@ -103,12 +103,12 @@ def test_a_numeric_text_column_read_piece_by_piece_reads_as_by_distinct_value(mo
     spellings = ["1e400", "-inf", " 0.1 ", "+.5", "5.", "-0", "NA", "", "True", "false", "\u00a0 7 \u2003", "00012",
                  "1.7976931348623159e308", "4.9e-324", "n/a", "TRUE"] * 3
     series = _chunked(spellings, [5, 20, 0, len(spellings) - 25], "str")
-    by_row = reading._text_numbers(series, "x", "f.csv")
+    by_row = reading._text_numbers(series).checked("x", "f.csv")
     by_distinct = reading.read_numbers(series, "x", "f.csv")  # few distinct values: read by distinct value
     assert by_row.tobytes() == by_distinct.tobytes()
     bad = spellings[:9] + ["1_000"] + spellings[9:20] + ["12 eggs", "1_000"] + spellings[20:]
     messages = []
-    for read in (reading.read_numbers, reading._text_numbers):
+    for read in (reading.read_numbers, _by_row):
         with pytest.raises(SchemaError) as refused:
             read(_chunked(bad, [4, len(bad) - 4], "str"), "x", "f.csv")
         messages.append(str(refused.value))
@@ -121,3 +121,8 @@ def test_a_text_column_trimmed_piece_by_piece_keeps_every_row_in_order(monkeypat
     texts = reading.value_texts(_chunked(values, [2, 7], "str"))
     assert texts.tolist() == ["a", None, "b", None, None, "c", "d", None, "e"]
     assert np.all(texts.index == np.arange(len(values)))
+
+
+def _by_row(series, column, file_name):
+    """``reading._text_numbers`` (Arrow's kernels, row by row), refusing as ``read_numbers`` does."""
+    return reading._text_numbers(series).checked(column, file_name)

@@ -294,18 +294,29 @@ def prepare(table: Table, schema: Schema) -> PreparedData:
     columns: dict[str, np.ndarray] = {}
     for spec in schema.columns:
         if isinstance(spec, NumericColumn):
-            values = read_numbers(frame[spec.name], spec.name, table.source.name)
-            if spec.missing.action is MissingAction.IMPUTE:
-                values = np.where(np.isnan(values), float(spec.missing.value), values)
-            with np.errstate(invalid="ignore"):
-                columns[spec.name] = np.where(values < spec.lower, float(spec.lower),
-                                              np.where(values > spec.upper, float(spec.upper), values))
+            columns[spec.name] = prepared_numbers(read_numbers(frame[spec.name], spec.name, table.source.name), spec)
         elif isinstance(spec, CategoricalColumn):
-            bins = category_bins(frame[spec.name], spec, table.label_maps.get(spec.name))
-            if spec.missing.action is MissingAction.IMPUTE:
-                bins[bins == MISSING_BIN] = CategoryMatcher(spec).text_bin(str(spec.missing.value))
-            columns[spec.name] = bins.astype(_smallest_integers(len(spec.categories) + 1))  # MISSING_BIN where missing
+            columns[spec.name] = prepared_bins(category_bins(frame[spec.name], spec, table.label_maps.get(spec.name)),
+                                               spec)
     return PreparedData(schema=schema, columns=columns, length=len(frame))
+
+
+def prepared_numbers(values: np.ndarray, spec: NumericColumn) -> np.ndarray:
+    """A numeric column's values read (NaN where missing) as a statistic reads them (steps 4 and 5 above): missing
+    ones imputed where the column says so, all clamped into the public bounds. Value by value."""
+    if spec.missing.action is MissingAction.IMPUTE:
+        values = np.where(np.isnan(values), float(spec.missing.value), values)
+    with np.errstate(invalid="ignore"):
+        return np.where(values < spec.lower, float(spec.lower), np.where(values > spec.upper, float(spec.upper), values))
+
+
+def prepared_bins(bins: np.ndarray, spec: CategoricalColumn) -> np.ndarray:
+    """A categorical column's bins (``category_bins``) as a statistic reads them (steps 4 and 5 above): missing ones
+    imputed where the column says so, as the smallest integers that hold them (``MISSING_BIN`` where missing)."""
+    out = bins.astype(_smallest_integers(len(spec.categories) + 1))
+    if spec.missing.action is MissingAction.IMPUTE:  # a bin of the list, or LEFT_OUT: held by the same integers
+        out[bins == MISSING_BIN] = CategoryMatcher(spec).text_bin(str(spec.missing.value))
+    return out
 
 
 def _smallest_integers(largest: int) -> type:

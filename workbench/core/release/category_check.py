@@ -10,6 +10,7 @@ their messages name only the public categories and the column, never a value of 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 from workbench.core.data import CategoricalColumn, Table, category_presence
 from workbench.core.data.io import Progress, blocks_of
@@ -26,13 +27,18 @@ class CategoryWarning:
     message: str
 
 
-def check_categories(table: Table | SqlData, plan: ReleasePlan, progress: Progress | None = None) -> list[CategoryWarning]:
+def check_categories(table: Table | SqlData, plan: ReleasePlan, progress: Progress | None = None,
+                     presences: Mapping[str, CategoryPresence] | None = None) -> list[CategoryWarning]:
     """Warnings for each categorical column a statistic of ``plan`` reads: a public category that matches
     no row but matches values once case and spaces are ignored, and a column whose every value lies
     outside its public categories. Every row of the file is looked at, also when only its first rows were
-    loaded (a file read out of core): then it is read again, block by block (``progress`` hears how far)."""
+    loaded (a file read out of core): then it is read again, block by block (``progress`` hears how far).
+    ``presences``: each column's, gathered as the file was read (``BlockPreparer.presences``), the table's frame
+    holding none of its rows."""
     specs = [s for s in plan.used_schema().columns if isinstance(s, CategoricalColumn)]
-    if isinstance(table, Table):  # the loaded file; else an engine's view of the file (out of core)
+    if presences is not None:
+        specs = [s for s in specs if s.name in presences]
+    elif isinstance(table, Table):  # the loaded file; else an engine's view of the file (out of core)
         specs = [s for s in specs if s.name in table.columns]
         presences = _presences(table, specs, progress)
     else:

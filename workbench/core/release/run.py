@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from workbench import __version__
-from workbench.core.data import Table, check_unchanged, prepare
+from workbench.core.data import PreparedData, Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import FailedAfterNoise, WorkbenchError
@@ -201,9 +201,10 @@ def _cv(cell: dict[str, Any]) -> float | None:
     return math.inf if cell.get("flag") else None
 
 
-def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | None,
+def _released_statistics(plan: ReleasePlan, table: Table | None, data: "Engine | Callable[[], Engine] | None",
                          progress: Callable[[str], None] | None = None) -> tuple[ReleasedStatistic, ...]:
-    """Every statistic of ``plan`` computed on ``table`` (or on ``data``, prepared from it already) and noised;
+    """Every statistic of ``plan`` computed on ``table`` (or on ``data``, prepared from it already, or the function
+    that gives it, asked where ``prepare`` would be: it may refuse the data as ``prepare`` does) and noised;
     nothing is shown or recorded here. A synthetic table's rows travel beside its statistic (``_SyntheticStatistic``)
     until ``charged_release`` has charged them."""
     calibrated = [
@@ -213,6 +214,8 @@ def _released_statistics(plan: ReleasePlan, table: Table | None, data: Engine | 
     if data is None:
         assert table is not None
         data = prepare(table, plan.used_schema())  # a column no statistic reads is not even read
+    elif not isinstance(data, (PreparedData, SqlData)) and callable(data):
+        data = data()
     if isinstance(data, SqlData):  # each pass over the rows is a query there: those that share cells are fused
         data.expect(_requests(plan))
     try:
@@ -286,7 +289,7 @@ def _release_synthetic(planned: PlannedSynthetic, data: Engine, plan: ReleasePla
 
 
 def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None,
-            data: Engine | None = None, progress: Callable[[str], None] | None = None,
+            data: "Engine | Callable[[], Engine] | None" = None, progress: Callable[[str], None] | None = None,
             before_charge: Callable[[], None] | None = None) -> Release:
     """Release every statistic of ``plan`` on ``table``, charged to ``ledger`` before it is returned.
 
@@ -294,7 +297,9 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
     registered with ``dataset_budget`` (its total over all releases), which is then required.
     A ``FileSource`` is a file read out of core: ``data`` is then its prepared data (``OutOfCoreData`` or
     ``SparkData`` for ``plan.used_schema()``), which also gives the table's content digest, the same as the
-    in-memory engine's for the same table (``data.fingerprint``).
+    in-memory engine's for the same table (``data.fingerprint``). For a ``Table``, ``data`` may be its prepared
+    data, or a function giving it (a file prepared as it was read: ``BlockPreparer.prepared``), called after the
+    ledger's refusals where ``prepare`` would be.
     ``progress`` hears what a long step is doing (a synthetic table's fit); ``before_charge`` is called once the
     values are computed, before the ledger is charged: it may raise ``Cancelled``, and then nothing is spent.
     """
