@@ -253,9 +253,12 @@ def part_codes(part: CellPart, rows: "pd.DataFrame | _Rows") -> np.ndarray:
         return np.searchsorted(np.asarray(part.edges, dtype=np.float64), values, side="right").astype(np.int64)
     assert isinstance(part, RankSlots)
     candidates = np.asarray(part.candidates, dtype=np.float64)
-    below = _left_positions(candidates, values)
+    below = _left_positions(candidates, values).astype(np.int64, copy=False)
     equal = candidates[np.minimum(below, len(candidates) - 1)] == values
-    return (2 * below + (equal & (below < len(candidates)))).astype(np.int64)
+    equal &= below < len(candidates)
+    below *= 2  # in place: three arrays of a row each fewer at once (a quantile of 2,000,000 rows: 48 MB)
+    below += equal
+    return below
 
 
 def _left_positions(candidates: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -275,8 +278,13 @@ def _left_positions(candidates: np.ndarray, values: np.ndarray) -> np.ndarray:
         np.clip(guess, 0, m, out=guess)
         guess[np.isnan(guess)] = 0
         positions = guess.astype(np.int64)
+        del guess
         padded = np.concatenate(([-np.inf], candidates, [np.inf]))  # padded[g] = c[g - 1], padded[g + 1] = c[g]
-        missed = np.flatnonzero(~((padded[positions] < values) & (values <= padded[positions + 1])))
+        confirmed = padded[positions] < values
+        positions += 1  # in place and back: no array of a row each more
+        confirmed &= values <= padded[positions]
+        positions -= 1
+        missed = np.flatnonzero(~confirmed)
     if len(missed):
         positions[missed] = np.searchsorted(candidates, values[missed], side="left")
     return positions
