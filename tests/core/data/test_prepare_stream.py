@@ -210,3 +210,9 @@ def test_a_file_of_column_names_and_no_rows_is_refused_as_before(tmp_path):
             load_table(path, columns=[s.name for s in schema.columns], prepare=preparing)
         refusals.append((type(refused.value), str(refused.value)))
     assert refusals[0] == refusals[1] and "no rows" in refusals[0][1]
+
+
+def test_an_unsound_schema_is_refused_before_any_block_is_read():
+    """As ``prepare`` refuses it (a bound missing), not with a bare TypeError from the first block (found by review)."""
+    with pytest.raises(SchemaError, match="no upper bound"):
+        BlockPreparer(Schema((NumericColumn("income", 0, None),), unit=PrivacyUnit()), "survey.csv")

@@ -38,6 +38,7 @@ class BlockPreparer:
     each categorical column's ``CategoryPresence`` over every row. Private, as the prepared data is."""
 
     def __init__(self, schema: Schema, file_name: str) -> None:
+        schema.validate()  # an unsound schema (a bound missing) is refused as ``prepare`` refuses it, not mid-read
         self.schema, self.file_name = schema, file_name
         self._specs = [s for s in schema.columns if isinstance(s, (NumericColumn, CategoricalColumn))]
         self._columns: dict[str, _Growing] = {spec.name: _Growing() for spec in self._specs}
