@@ -3,10 +3,11 @@ reading the plan's columns and numpy computing the same exact aggregates.
 
 Ours, in a fresh process: the command line itself, ``dp-workbench release FILE --plan <the 20-statistic plan> --engine
 memory --out <folder> --ledger <a new ledger> --dataset-budget ε δ`` (``workbench.cli.main``, its printed output
-dropped): the file read block by block keeping only the plan's columns (every value kept as its text, read later by
-the plan's description of its column), every column hashed for the content fingerprint as it is read, the check of
-the public categories against the file, then the release (preparing, exact answers, OpenDP's noise, estimates, the
-ledger's charge with the file's fingerprints) and results.csv and results.json written. The baseline, in
+dropped): the file read block by block, the plan's columns prepared as each block is read (every value read by the
+plan's description of its column; a block's text let go once hashed), every column hashed for the content
+fingerprint as it is read, the check of the public categories against the file, then the release (exact answers,
+OpenDP's noise, estimates, the ledger's charge with the file's fingerprints) and results.csv and results.json
+written. The baseline, in
 another fresh process: ``pandas.read_csv(file, usecols=<the plan's columns>)`` (the C engine, pandas' own types),
 then the same exact aggregates with numpy (``plan_run.baseline_exact``: complete cases, clamped values summed on
 the same integer grid, category codes, counts per cell; quantiles by ``numpy.quantile``), no noise. Each process
