@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Collection, Mapping, Protocol, Sequence
 
 import pandas as pd
 
@@ -37,7 +37,21 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from workbench.core.data.digest_stream import PendingDigest
-    from workbench.core.data.prepare_stream import BlockPreparer
+
+
+class PreparesBlocks(Protocol):
+    """What prepares a text file's kept columns block by block as the file is read (``prepare_stream.BlockPreparer``,
+    a later step of the flow: named here by what it does, so that reading does not import preparing)."""
+
+    streamed: bool  # the whole file was read and prepared (``finish``)
+
+    @property
+    def rows(self) -> int: ...
+
+    def add(self, block: "pa.RecordBatch", names: Sequence[str]) -> None: ...
+
+    def finish(self) -> None: ...
+
 
 TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 OTHER_SUFFIXES = {
@@ -125,7 +139,7 @@ def load_table(
     sheet: str | int | None = None,
     progress: Progress | None = None,
     columns: Collection[str] | None = None,
-    prepare: "BlockPreparer | None" = None,
+    prepare: "PreparesBlocks | None" = None,
 ) -> Table:
     """Read ``path`` by its suffix; a text file in the encoding given (``GUESS``: guessed, to look at it), else
     as its byte-order mark says, else as UTF-8 (``text_encoding``), split by the delimiter given or its header's.
@@ -494,7 +508,7 @@ class _WatchedFile(io.RawIOBase):
 
 def _load_text(
     path: Path, delimiter: str | None, encoding: str | None, explicit: str | None, progress: Progress | None = None,
-    rows: int | None = None, keep: Collection[str] | None = None, prepare: "BlockPreparer | None" = None,
+    rows: int | None = None, keep: Collection[str] | None = None, prepare: "PreparesBlocks | None" = None,
 ) -> Table:
     with path.open("rb") as handle:
         sample = handle.read(_SNIFF_BYTES)
@@ -530,7 +544,7 @@ STREAMED_HASHING_THREADS = 2
 
 
 def _read_kept(open_file: Callable[[], BinaryIO], text_format: TextFormat, file_name: str,
-               columns: Collection[str], prepare: "BlockPreparer | None" = None) -> "tuple[pd.DataFrame, PendingDigest]":
+               columns: Collection[str], prepare: "PreparesBlocks | None" = None) -> "tuple[pd.DataFrame, PendingDigest]":
     """The ``columns`` of a text file (``_kept``), marked narrowed, and the digest of all of its columns, hashed
     block by block as the file is read (``digest_stream``). With ``prepare``, when the file holds every one of
     ``columns``: each block of them prepared as it is read, the frame their names alone (no row)."""
