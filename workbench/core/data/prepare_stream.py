@@ -107,8 +107,8 @@ class BlockPreparer:
 
     def prepared(self) -> PreparedData:
         """The file's prepared data, as ``prepare`` gives it of the whole table: refused as ``prepare`` refuses it
-        (a schema that does not hold, the first numeric column in the schema's order with a value not a number)."""
-        self.schema.validate()
+        (the first numeric column in the schema's order with a value not a number; the schema, frozen, was checked
+        when this preparer was made)."""
         if self._done is None:
             raise RuntimeError("the file is not read to its end: nothing is prepared")
         for spec in self._specs:
