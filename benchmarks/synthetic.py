@@ -15,7 +15,10 @@ the same columns, the same ε (pure ε-DP, one row per person, as DP Wizard's ge
 
 Printed: the average total variation distance of the one-way marginals and of every two-way marginal (28 pairs)
 between each synthetic table and the real one (each binned by its own cells: ours [a, b), DP Wizard's (a, b]), the
-ratio ours / theirs (target ≤ 1.0x), and the times. A 1,000,000-row table released by us with MST is held to 60 s.
+ratio ours / theirs (target ≤ 1x, where a ratio above 1 by less than three standard errors is a tie, as in the
+utility rows: the standard error from the paired differences of the same marginals, ours and theirs; MST measures
+every one-way marginal with the same noise in both, so a single release's one-way ratio is above 1 half of the time),
+and the times. A 1,000,000-row table released by us with MST is held to 60 s.
 ``python -m benchmarks --quick`` compares MST alone (each AIM fit takes two to three minutes here); the full run
 and this module's own default compare both.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import tempfile
 import time
 import warnings
@@ -102,6 +106,14 @@ def _sizes(name: str) -> int:
 
 def distances(real: pd.DataFrame, synthetic: dict[str, np.ndarray], left_open: bool) -> tuple[float, float]:
     """Average total variation distance of the one-way and of the two-way marginals (synthetic given as cells)."""
+    one, two = marginal_distances(real, synthetic, left_open)
+    return float(np.mean(one)), float(np.mean(two))
+
+
+def marginal_distances(real: pd.DataFrame, synthetic: dict[str, np.ndarray],
+                       left_open: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The total variation distance of each one-way marginal (``COLUMNS``' order) and of each two-way marginal
+    (``itertools.combinations``' order)."""
     truth = {name: _cells(real, name, left_open) for name in COLUMNS}
 
     def tvd(columns) -> float:
@@ -115,9 +127,21 @@ def distances(real: pd.DataFrame, synthetic: dict[str, np.ndarray], left_open: b
 
         return 0.5 * float(np.abs(shares(truth) - shares(synthetic)).sum())
 
-    one = np.mean([tvd((c,)) for c in COLUMNS])
-    two = np.mean([tvd(pair) for pair in itertools.combinations(COLUMNS, 2)])
-    return float(one), float(two)
+    one = np.array([tvd((c,)) for c in COLUMNS])
+    two = np.array([tvd(pair) for pair in itertools.combinations(COLUMNS, 2)])
+    return one, two
+
+
+def tie_allowance(ours: np.ndarray, theirs: np.ndarray) -> float:
+    """Three standard errors of the ratio of the mean distances, from the paired differences of the same
+    marginals: a ratio above 1 by less is a tie (the utility rows' rule). MST measures every one-way marginal with
+    the same Laplace noise in both libraries, so their one-way distances are the same noise; a single draw's ratio
+    lands above 1 half of the time however good either is."""
+    differences = np.asarray(ours, dtype=float).ravel() - np.asarray(theirs, dtype=float).ravel()
+    scale = float(np.mean(theirs))
+    if len(differences) < 2 or scale <= 0:
+        return 0.0
+    return 3.0 * float(np.std(differences, ddof=1) / math.sqrt(len(differences))) / scale
 
 
 def ours(path: Path, epsilon: float, rows: int, folder: Path, algorithm: str = "mst") -> tuple[dict[str, np.ndarray], float]:
@@ -176,7 +200,8 @@ def run(quick: bool = True, rows: int | None = None, epsilon: float = 1.0, repea
         real.to_csv(path, index=False)
         for algorithm in algorithms:
             mine = [ours(path, epsilon, rows, folder, algorithm) for _ in range(repeats)]
-            our_one, our_two = np.mean([distances(real, s, False) for s, _ in mine], axis=0)
+            our_ones, our_twos = zip(*(marginal_distances(real, s, False) for s, _ in mine))
+            our_one, our_two = float(np.mean(our_ones)), float(np.mean(our_twos))
             our_time = float(np.mean([t for _, t in mine]))
             label = f"synthetic {rows:,} × 8, {algorithm.upper()}"
             target = TIME_TARGET if rows >= FULL_ROWS and algorithm == "mst" else None
@@ -185,13 +210,18 @@ def run(quick: bool = True, rows: int | None = None, epsilon: float = 1.0, repea
                                       max_value=target))
                 continue
             theirs = [wizard(path, epsilon, algorithm) for _ in range(repeats)]
-            their_one, their_two = np.mean([distances(real, s, True) for s, _ in theirs], axis=0)
+            their_ones, their_twos = zip(*(marginal_distances(real, s, True) for s, _ in theirs))
+            their_one, their_two = float(np.mean(their_ones)), float(np.mean(their_twos))
+            one_tie, two_tie = tie_allowance(our_ones, their_ones), tie_allowance(our_twos, their_twos)
             their_time = float(np.mean([t for _, t in theirs]))
             name = f"DP Wizard's call ({algorithm.upper()}{', its default' if algorithm == 'aim' else ''})"
             results += [
-                Result(f"{label}: one-way TVD", our_one, their_one, "TVD", name, max_ratio=1.0),
-                Result(f"{label}: two-way TVD", our_two, their_two, "TVD", name, max_ratio=1.0,
-                       note="every pair of the 8 columns, measured or not" if algorithm == "mst" else ""),
+                Result(f"{label}: one-way TVD", our_one, their_one, "TVD", name, max_ratio=round(1 + one_tie, 3),
+                       note=f"ratio ± {one_tie / 3:.3f} (paired over the 8 marginals × {repeats} release(s)); "
+                            "above 1 by less than 3 standard errors is a tie"),
+                Result(f"{label}: two-way TVD", our_two, their_two, "TVD", name, max_ratio=round(1 + two_tie, 3),
+                       note=(f"ratio ± {two_tie / 3:.3f}; " if two_tie else "")
+                       + ("every pair of the 8 columns, measured or not" if algorithm == "mst" else "")),
                 Result(f"{label}: time", our_time, their_time, "s", name, max_value=target),
             ]
     return results

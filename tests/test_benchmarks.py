@@ -258,3 +258,20 @@ def test_the_synthetic_stage_measures_each_table_against_the_real_one_by_its_own
     assert one_way == 0.0 and two_way > 0.01  # income followed education and employment
     assert synthetic._cells(pd.DataFrame({"age": [16.0]}), "age", False)[0] == 1  # [16, 30)
     assert synthetic._cells(pd.DataFrame({"age": [16.0]}), "age", True)[0] == 0  # (0, 16]
+
+
+def test_the_synthetic_tie_allowance_is_three_standard_errors_of_the_paired_differences():
+    """The same noise on both sides is a tie within three standard errors; a synthesizer twice as far off on every
+    marginal is not."""
+    from benchmarks import synthetic
+
+    rng = np.random.default_rng(7)
+    theirs = rng.uniform(1e-4, 4e-4, 8)
+    ours = theirs + rng.normal(0, 5e-5, 8)
+    differences = ours - theirs
+    expected = 3 * differences.std(ddof=1) / np.sqrt(8) / theirs.mean()
+    assert synthetic.tie_allowance(ours, theirs) == pytest.approx(expected)
+    assert synthetic.tie_allowance(theirs, theirs) == 0.0
+    worse = 2 * theirs
+    assert worse.mean() / theirs.mean() > 1 + synthetic.tie_allowance(worse, theirs)
+    assert synthetic.tie_allowance(theirs[:1], theirs[:1]) == 0.0  # one marginal: no spread to read
