@@ -216,3 +216,52 @@ def test_an_unsound_schema_is_refused_before_any_block_is_read():
     """As ``prepare`` refuses it (a bound missing), not with a bare TypeError from the first block (found by review)."""
     with pytest.raises(SchemaError, match="no upper bound"):
         BlockPreparer(Schema((NumericColumn("income", 0, None),), unit=PrivacyUnit()), "survey.csv")
+
+
+@pytest.mark.parametrize("header", ["region,income,region,employed,code,age", "region,income,,employed,code,age",
+                                    "region,income, income ,employed,code,age", "region,income,employed,code,age,age"],
+                         ids=["repeated plan column", "unnamed", "repeated once trimmed", "repeated last"])
+def test_a_header_with_repeated_or_missing_names_is_refused_alike_when_prepared_as_it_is_read(tmp_path, header):
+    """The same refusal, word for word, whether the file is loaded whole, narrowed to the plan's columns, or prepared
+    as it is read: a name the header repeats (even once trimmed) or leaves out is never read as one of them."""
+    path = tmp_path / "header.csv"
+    path.write_text(header + "\n" + "\n".join(["Region 1,100,200,1,0,30"] * 50) + "\n", encoding="utf-8")
+    schema = _schema()
+    columns = [s.name for s in schema.columns]
+    refusals = []
+    for options in ({}, {"columns": columns}, {"columns": columns, "prepare": BlockPreparer(schema, path.name)}):
+        with pytest.raises(Exception) as refused:
+            load_table(path, **options)
+        refusals.append((type(refused.value).__name__, str(refused.value)))
+    assert refusals[0] == refusals[1] == refusals[2], refusals
+    assert "name" in refusals[0][1], refusals[0]
+
+
+def test_an_interrupt_while_a_file_is_prepared_as_it_is_read_stops_its_hashing(tmp_path, small_blocks, monkeypatch):
+    """Ctrl-C (or Cancel) during the reading: the interrupt reaches the caller, and the hashing of the file's
+    columns is abandoned at once, its connection closed, its thread ended (the process does not wait at its exit
+    for hashing no one will use)."""
+    from workbench.core.data.digest_stream import DigestStream
+
+    abandoned, real_abandon = [], DigestStream.abandon
+    monkeypatch.setattr(DigestStream, "abandon", lambda self: (abandoned.append(self), real_abandon(self))[1])
+    path = tmp_path / "survey.csv"
+    _real_like().to_csv(path, index=False)
+    schema = _schema()
+    preparing = BlockPreparer(schema, path.name)
+    blocks, real_add = [], preparing.add
+
+    def interrupted(block, names):
+        blocks.append(block.num_rows)
+        if len(blocks) == 5:
+            raise KeyboardInterrupt
+        real_add(block, names)
+
+    preparing.add = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        load_table(path, columns=[s.name for s in schema.columns], prepare=preparing)
+    (stream,) = abandoned
+    for thread in list(stream._pool._threads):
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+    assert stream.abandoned and stream._db is None and len(blocks) == 5
