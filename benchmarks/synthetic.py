@@ -15,10 +15,11 @@ the same columns, the same ε (pure ε-DP, one row per person, as DP Wizard's ge
 
 Printed: the average total variation distance of the one-way marginals and of every two-way marginal (28 pairs)
 between each synthetic table and the real one (each binned by its own cells: ours [a, b), DP Wizard's (a, b]), the
-ratio ours / theirs (target ≤ 1x, where a ratio above 1 by less than three standard errors is a tie, as in the
-utility rows: the standard error from the paired differences of the same marginals, ours and theirs; MST measures
-every one-way marginal with the same noise in both, so a single release's one-way ratio is above 1 half of the time),
-and the times. A 1,000,000-row table released by us with MST is held to 60 s.
+ratio ours / theirs (target ≤ 1x; for the one-way marginals a ratio above 1 by less than three standard errors is a
+tie, as in the utility rows: MST measures every one-way marginal with the same noise in both, so a single release's
+one-way ratio is above 1 half of the time; the standard error is that of the paired differences of the same
+marginals, ours and theirs, and with one release of each (the quick run) it is wide: the allowance was 0.78), and the
+times. A 1,000,000-row table released by us with MST is held to 60 s.
 ``python -m benchmarks --quick`` compares MST alone (each AIM fit takes two to three minutes here); the full run
 and this module's own default compare both.
 
@@ -212,16 +213,15 @@ def run(quick: bool = True, rows: int | None = None, epsilon: float = 1.0, repea
             theirs = [wizard(path, epsilon, algorithm) for _ in range(repeats)]
             their_ones, their_twos = zip(*(marginal_distances(real, s, True) for s, _ in theirs))
             their_one, their_two = float(np.mean(their_ones)), float(np.mean(their_twos))
-            one_tie, two_tie = tie_allowance(our_ones, their_ones), tie_allowance(our_twos, their_twos)
+            one_tie = tie_allowance(our_ones, their_ones)
             their_time = float(np.mean([t for _, t in theirs]))
             name = f"DP Wizard's call ({algorithm.upper()}{', its default' if algorithm == 'aim' else ''})"
             results += [
                 Result(f"{label}: one-way TVD", our_one, their_one, "TVD", name, max_ratio=round(1 + one_tie, 3),
                        note=f"ratio ± {one_tie / 3:.3f} (paired over the 8 marginals × {repeats} release(s)); "
                             "above 1 by less than 3 standard errors is a tie"),
-                Result(f"{label}: two-way TVD", our_two, their_two, "TVD", name, max_ratio=round(1 + two_tie, 3),
-                       note=(f"ratio ± {two_tie / 3:.3f}; " if two_tie else "")
-                       + ("every pair of the 8 columns, measured or not" if algorithm == "mst" else "")),
+                Result(f"{label}: two-way TVD", our_two, their_two, "TVD", name, max_ratio=1.0,
+                       note="every pair of the 8 columns, measured or not" if algorithm == "mst" else ""),
                 Result(f"{label}: time", our_time, their_time, "s", name, max_value=target),
             ]
     return results
