@@ -135,9 +135,10 @@ def marginal_distances(real: pd.DataFrame, synthetic: dict[str, np.ndarray],
 
 def tie_allowance(ours: np.ndarray, theirs: np.ndarray) -> float:
     """Three standard errors of the ratio of the mean distances, from the paired differences of the same
-    marginals: a ratio above 1 by less is a tie (the utility rows' rule). MST measures every one-way marginal with
-    the same Laplace noise in both libraries, so their one-way distances are the same noise; a single draw's ratio
-    lands above 1 half of the time however good either is."""
+    marginals: a ratio above 1 by less is a tie (the utility rows' rule). Both sides run the same algorithm (MST,
+    or AIM) on the same budget, and it measures every one-way marginal with the same noise in both libraries, so
+    their one-way distances are the same noise; a single draw's ratio lands above 1 half of the time however good
+    either is. (The denominator's own noise is left out: the allowance is that of the difference, scaled.)"""
     differences = np.asarray(ours, dtype=float).ravel() - np.asarray(theirs, dtype=float).ravel()
     scale = float(np.mean(theirs))
     if len(differences) < 2 or scale <= 0:
