@@ -241,10 +241,9 @@ def test_an_interrupt_while_a_file_is_prepared_as_it_is_read_stops_its_hashing(t
     """Ctrl-C (or Cancel) during the reading: the interrupt reaches the caller, and the hashing of the file's
     columns is abandoned at once, its connection closed, its thread ended (the process does not wait at its exit
     for hashing no one will use)."""
-    from workbench.core.data.digest_stream import DigestStream
+    from tests.core.data.test_digest_stream import _abandoned, _ended
 
-    abandoned, real_abandon = [], DigestStream.abandon
-    monkeypatch.setattr(DigestStream, "abandon", lambda self: (abandoned.append(self), real_abandon(self))[1])
+    abandoned = _abandoned(monkeypatch)
     path = tmp_path / "survey.csv"
     _real_like().to_csv(path, index=False)
     schema = _schema()
@@ -261,7 +260,4 @@ def test_an_interrupt_while_a_file_is_prepared_as_it_is_read_stops_its_hashing(t
     with pytest.raises(KeyboardInterrupt):
         load_table(path, columns=[s.name for s in schema.columns], prepare=preparing)
     (stream,) = abandoned
-    for thread in list(stream._pool._threads):
-        thread.join(timeout=60)
-        assert not thread.is_alive()
-    assert stream.abandoned and stream._db is None and len(blocks) == 5
+    assert _ended(stream) and len(blocks) == 5
