@@ -45,6 +45,26 @@ def test_every_statistic_has_identical_exact_answers_on_spark(spark, files, kind
                 table.frame[column], plan_schema.column(column)), column
 
 
+def test_requests_that_share_their_cells_are_answered_together_on_spark_with_the_in_memory_answers(spark, files):
+    """Fused as out of core (``SqlData.expect``): one job per set of cells, each answer its own query's."""
+    plan_schema = schema(2, Neighbouring.ADD_REMOVE)
+    memory = prepare(load_table(files["parquet"]), plan_schema)
+    statistics = [statistic_from_json(described, "test") for described in STATISTICS]
+    quantiles = Quantiles("income", by=("region", "sex"), levels=(0.1, 0.5, 0.9))
+    requests = [request for statistic in [*statistics, quantiles] for request in statistic.requests(plan_schema)]
+    with SparkData(spark_source(files["parquet"]), plan_schema, spark=spark) as engine:
+        queries = []
+        run = engine._all
+        engine._all = lambda query: queries.append(query) or run(query)
+        engine.expect(requests)
+        for statistic in statistics:
+            assert statistic.exact(engine) == statistic.exact(memory), statistic.label
+        candidates = quantiles.candidates(plan_schema)
+        for ours, theirs in zip(quantiles.ranks(engine, candidates), quantiles.ranks(memory, candidates)):
+            assert ours.total == theirs.total and np.array_equal(ours.below(), theirs.below())
+    assert 0 < len(queries) < len(requests)  # some were answered together
+
+
 def test_a_bounds_search_is_refused_on_spark_with_where_to_run_it(spark, files):
     plan_schema = schema()
     with SparkData(spark_source(files["parquet"]), plan_schema, spark=spark) as engine:
