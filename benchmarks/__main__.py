@@ -86,7 +86,7 @@ def run(only: tuple[str, ...], quick: bool, rows: int, failures: list[str] | Non
     from benchmarks import (compose_1000, in_memory, loading, out_of_core, plan_run, preview_update, spark, startup,
                             synthetic, utility)
 
-    stage("loading", lambda: loading.run(files, repeats=2 if quick else 3))
+    stage("loading", lambda: loading.run(files, repeats=3))  # loads of 0.05-0.2 s: two runs were not enough
     stage("plan", lambda: plan_run.run(files["csv"], repeats=2 if quick else 3))
     stage("memory", lambda: in_memory.run(quick))
     stage("preview", preview_update.run)
