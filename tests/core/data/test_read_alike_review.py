@@ -141,9 +141,25 @@ def test_a_large_tables_text_checked_column_beside_column_is_refused_as_column_b
     pq.write_table(table, path)
     with pytest.raises(DataFileError, match=r"the column 'word' holds bytes that are not UTF-8 text \(row 300000 is"):
         load_table(path)
-    pq.write_table(table.drop_columns(["word"]), path)
+    table = table.drop_columns(["word"])
+    assert sum(column.nbytes for column in table.columns) >= io._CHECKED_SIDE_BY_SIDE
+    pq.write_table(table, path)
     with pytest.raises(DataFileError, match=r"the column 'other' holds bytes that are not UTF-8 text \(row 1 is"):
         load_table(path)
+
+
+def test_checked_side_by_side_a_column_after_the_first_refused_one_is_not_looked_at(monkeypatch):
+    """Its own failure (here offsets going back) would otherwise replace the refusal column by column gives."""
+    from workbench.core.data import io
+
+    monkeypatch.setattr(io, "_CHECKED_SIDE_BY_SIDE", 0)
+    offsets = pa.array([0, 2, 1], pa.int32()).buffers()[1]  # going back: found by the full check only
+    broken = pa.Array.from_buffers(pa.string(), 2, [None, offsets, pa.py_buffer(b"ab")])
+    with pytest.raises(pa.ArrowInvalid):
+        broken.validate(full=True)
+    batch = pa.RecordBatch.from_arrays([_not_utf8([b"caf\xe9", b"aa"]), broken], names=["word", "broken"])
+    with pytest.raises(DataFileError, match=r"the column 'word' holds bytes that are not UTF-8 text \(row 1 is"):
+        io.check_parquet_text(batch, "words.parquet")
 
 
 @pytest.mark.parametrize("engine", ENGINES)

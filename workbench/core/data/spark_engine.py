@@ -2,8 +2,8 @@
 
 The same SQL as the out-of-core engine (``sql_engine``), in Spark's spelling: Spark reads the file, reads each
 value by the rule (``sql_reading``) and prepares it, keeps the prepared columns cached on its executors, and
-answers each aggregate with a GROUP BY of its own (fusing those with the same cells, as out of core, made Spark
-slower: ``SparkData.expect``). What comes back to the curator's machine is what ``collect()`` returns for those
+answers the aggregates with one GROUP BY for each set of cells, those with the same cells side by side, as out of
+core (``SqlData.expect``). What comes back to the curator's machine is what ``collect()`` returns for those
 queries: one integer per cell (a count or an exact sum), the column names and types of the file, the sums of the
 rows' hashes for the content fingerprint, and, for the category check, the distinct texts outside the public
 lists. Never a row. The noise is drawn and the ledger charged on the curator's machine, as for every engine.
