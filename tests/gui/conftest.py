@@ -35,6 +35,19 @@ def no_dialog_waits_for_a_click(monkeypatch):
         pytest.fail("the app waited for a click on: " + "; ".join(shown), pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def collected_in_the_gui_thread(qapp):
+    """As in the app (``app.main``): Python's garbage is collected in the GUI thread only, so that no test's worker
+    thread destroys an earlier test's widgets (a run hung so: Qt's destructor there and the GUI thread waited for
+    each other's locks). At the test's end, a last collection here and Python's own back on."""
+    from workbench.gui.collector import GuiThreadCollector
+
+    collector = GuiThreadCollector(qapp)
+    yield
+    collector.stop()
+    collector.deleteLater()
+
+
 @pytest.fixture
 def window(qtbot, monkeypatch):
     from workbench.gui import main_window
