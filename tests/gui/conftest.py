@@ -40,11 +40,15 @@ def collected_in_the_gui_thread(qapp):
     """As in the app (``app.main``): Python's garbage is collected in the GUI thread only, so that no test's worker
     thread destroys an earlier test's widgets (a run hung so: Qt's destructor there and the GUI thread waited for
     each other's locks). At the test's end, a last collection here and Python's own back on."""
+    from PySide6.QtCore import QThreadPool
+
     from workbench.gui.collector import GuiThreadCollector
 
     collector = GuiThreadCollector(qapp)
     yield
-    collector.stop()
+    QThreadPool.globalInstance().waitForDone(120_000)  # no worker left running (a cancelled one ends by itself)
+    collector.stop()  # once nothing else runs: the garbage is collected here, and Python's collection back on
+    collector.setParent(None)
     collector.deleteLater()
 
 

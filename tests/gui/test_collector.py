@@ -39,7 +39,27 @@ def test_garbage_in_a_cycle_is_collected_by_the_gui_threads_timer_not_by_python_
     finally:
         gc.callbacks.pop()
         collector.stop()
+        collector.setParent(None)
     assert not gc.isenabled()  # the suite's collector still runs: stop gave back what it found
+
+
+def test_the_older_generations_are_collected_when_their_counts_pass_their_thresholds_too(qapp, monkeypatch):
+    collector = GuiThreadCollector(qapp)
+    collector.stop()  # its timer off: the check is called here
+    collector.setParent(None)
+    young, middle, old = gc.get_threshold()
+    collected = []
+    monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    for counts, expected in [((young + 1, middle + 1, old + 1), [0, 1, 2]), ((young + 1, middle + 1, 0), [0, 1]),
+                             ((young + 1, 0, old + 1), [0]), ((young, middle + 1, old + 1), [])]:
+        collected.clear()
+        monkeypatch.setattr(gc, "get_count", lambda counts=counts: counts)
+        collector.collect_due()
+        assert collected == expected, counts
+
+
+def test_an_application_has_one_collector(qapp):
+    assert GuiThreadCollector.install(qapp) is GuiThreadCollector.install(qapp)  # the suite's, found
 
 
 def test_stop_switches_python_collection_back_on_when_it_was_on(qapp):
@@ -48,6 +68,7 @@ def test_stop_switches_python_collection_back_on_when_it_was_on(qapp):
         collector = GuiThreadCollector(qapp)
         assert not gc.isenabled()
         collector.stop()
+        collector.setParent(None)
         assert gc.isenabled()
     finally:
         gc.disable()  # as the suite's collector left it

@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("DP Workbench")
     app.setOrganizationName("DP Workbench")
-    GuiThreadCollector(app)  # Qt's objects are collected in this thread, never in a release's (collector.py)
+    GuiThreadCollector.install(app)  # Qt's objects are collected in this thread, never in a release's (collector.py)
     window = MainWindow()
     window.show()
     AfterFirstPaint(window, _sweep_leftovers)  # after the first paint: the engine's module loads the data libraries

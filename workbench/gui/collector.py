@@ -7,6 +7,10 @@ the interpreter's lock, which the GUI thread held while it waited for that same 
 hung for good (a test run did, in a synthetic table's release). So while a ``GuiThreadCollector`` runs, the
 automatic collection is off, and a timer in the GUI thread collects the generations whose counts passed their
 thresholds, as Python would have (the way calibre keeps its collections in its GUI thread).
+
+Written here rather than taken from pyqtgraph (``pyqtgraph.util.garbage_collector.GarbageCollector``, the same
+recipe): that one has no parent and no way to stop, and the tests need to give Python's collection back as they
+found it. ``install`` keeps it to one per application.
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ class GuiThreadCollector(QObject):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.collect_due)
         self._timer.start(interval_ms)
+
+    @classmethod
+    def install(cls, app: QObject) -> "GuiThreadCollector":
+        """The application's collector: the one it has (a test's, or an earlier ``install``), else a new one."""
+        return app.findChild(cls) or cls(app)
 
     def collect_due(self) -> None:
         """Collect each generation whose count passed its threshold, the youngest first, as Python does."""

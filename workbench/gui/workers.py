@@ -44,6 +44,9 @@ class Task(QObject):
     def start(self) -> None:
         task = self
 
+        # the runner (a class: in a reference cycle) holds the task, so the task is freed by a collection, which
+        # runs in the GUI thread (``collector``); a function run here must hold no widget either, or its last
+        # reference could drop in this thread, where Qt cannot destroy it
         class _Runner(QRunnable):
             def run(self) -> None:
                 try:
