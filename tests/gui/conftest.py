@@ -48,8 +48,6 @@ def collected_in_the_gui_thread(qapp):
     yield
     QThreadPool.globalInstance().waitForDone(120_000)  # no worker left running (a cancelled one ends by itself)
     collector.stop()  # once nothing else runs: the garbage is collected here, and Python's collection back on
-    collector.setParent(None)
-    collector.deleteLater()
 
 
 @pytest.fixture

@@ -39,14 +39,12 @@ def test_garbage_in_a_cycle_is_collected_by_the_gui_threads_timer_not_by_python_
     finally:
         gc.callbacks.pop()
         collector.stop()
-        collector.setParent(None)
     assert not gc.isenabled()  # the suite's collector still runs: stop gave back what it found
 
 
 def test_the_older_generations_are_collected_when_their_counts_pass_their_thresholds_too(qapp, monkeypatch):
     collector = GuiThreadCollector(qapp)
     collector.stop()  # its timer off: the check is called here
-    collector.setParent(None)
     young, middle, old = gc.get_threshold()
     collected = []
     monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
@@ -68,7 +66,12 @@ def test_stop_switches_python_collection_back_on_when_it_was_on(qapp):
         collector = GuiThreadCollector(qapp)
         assert not gc.isenabled()
         collector.stop()
-        collector.setParent(None)
         assert gc.isenabled()
     finally:
         gc.disable()  # as the suite's collector left it
+
+
+def test_a_stopped_collector_is_not_the_applications_any_more(qapp):
+    collector = GuiThreadCollector(qapp)
+    collector.stop()
+    assert GuiThreadCollector.install(qapp) is not collector

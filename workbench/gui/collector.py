@@ -39,7 +39,8 @@ class GuiThreadCollector(QObject):
         return app.findChild(cls) or cls(app)
 
     def collect_due(self) -> None:
-        """Collect each generation whose count passed its threshold, the youngest first, as Python does."""
+        """Collect each generation whose count passed its threshold, the youngest first (Python itself collects only
+        the oldest one due, which takes the younger ones with it: the same garbage, found here in smaller steps)."""
         young, middle, old = gc.get_count()
         if young > self._thresholds[0]:
             gc.collect(0)
@@ -49,8 +50,10 @@ class GuiThreadCollector(QObject):
                     gc.collect(2)
 
     def stop(self) -> None:
-        """No more collections here: Python's own are switched on again (if they were), after a last full one here."""
+        """No more collections here: Python's own are switched on again (if they were), after a last full one here.
+        A stopped collector leaves its application (``install`` then finds none)."""
         self._timer.stop()
+        self.setParent(None)
         gc.collect()
         if self._was_enabled:
             gc.enable()
