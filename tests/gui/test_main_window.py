@@ -760,6 +760,36 @@ def test_a_file_too_large_for_memory_shows_its_first_rows_and_releases_out_of_co
     assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
 
 
+def test_an_out_of_core_file_released_again_is_not_hashed_again(qtbot, window, sample_path, sample_plan_path,
+                                                                 private_ledger, monkeypatch):
+    """The ledger records the file's content fingerprint with its first release: the second does not hash every row
+    again (``Ledger.recorded_content_fingerprint``), and records the same one."""
+    from workbench.core.data.out_of_core import OutOfCoreData
+
+    hashing, real_init = [], OutOfCoreData.__init__
+
+    def init(self, *args, **kwargs):
+        hashing.append(kwargs.get("hashes_content", True))
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(OutOfCoreData, "__init__", init)
+    _as_if_memory_were_small(monkeypatch)
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    page = window.release_page
+    page.ask = False
+    page.category_warnings()
+    qtbot.waitUntil(lambda: not page.checking, timeout=120_000)
+    for releases in (1, 2):
+        page.confirm_and_release()
+        qtbot.waitUntil(lambda: page.result is not None and page.task is None, timeout=120_000)
+        assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == releases
+        page.result = None
+    assert hashing[-2:] == [True, False]
+    first, second = [e.data for e in Ledger(private_ledger).entries() if e.kind == "release"]
+    assert first["content_fingerprint"] == second["content_fingerprint"]
+
+
 def test_a_background_category_check_that_fails_says_so_beside_ready(qtbot, window, sample_path, sample_plan_path,
                                                                      monkeypatch):
     """A check that could not read the whole file is not "no warnings": step 6 says it could not check, and why."""

@@ -28,6 +28,7 @@ from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
+from workbench.core.release.ledger import default_ledger_location, is_server_url
 from workbench.core.release.postprocess import CLAMPED
 from workbench.core.report import (
     PAPER_SIZES,
@@ -113,16 +114,18 @@ def _release(args: argparse.Namespace) -> int:
 
             source = spark_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
             say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
-            with SparkData(source, plan.used_schema(), master=args.spark_master,
+            ledger, hashes = _ledger_before_reading(args, source)
+            with SparkData(source, plan.used_schema(), master=args.spark_master, hashes_content=hashes,
                            progress=shown.stage("Reading the data file on Spark")) as data:
-                result = _checked_release(data, source, plan, args, shown)
+                result = _checked_release(data, source, plan, args, shown, ledger=ledger)
         elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
             source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
             if choice is EngineChoice.OUT_OF_CORE:
                 say("Reading the data file out of core (DuckDB on the file, as asked).")
-            with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit,
+            ledger, hashes = _ledger_before_reading(args, source)
+            with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit, hashes_content=hashes,
                                progress=shown.stage("Reading the data file")) as data:
-                result = _checked_release(data, source, plan, args, shown)
+                result = _checked_release(data, source, plan, args, shown, ledger=ledger)
         else:
             # only the columns the plan reads are kept; every column is hashed for the ledger as the file is read; a
             # text file's are prepared as they are read under a row-level unit, their text let go block by block
@@ -152,15 +155,29 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ledger_before_reading(args: argparse.Namespace, source: FileSource) -> tuple[Ledger | None, bool]:
+    """The ledger, if it exists already, opened before the file is read; and whether the engine must hash every row
+    of the file for its content fingerprint: not when the ledger records it for an earlier release of this very
+    file, read the same way (``Ledger.recorded_content_fingerprint``; most of the first pass is that hashing). The
+    file's bytes are then hashed here, once for the release too. A new ledger is not made before the release."""
+    where = args.ledger if args.ledger is not None else default_ledger_location()
+    if not source.path.is_file() or not (is_server_url(where) or Path(where).is_file()):
+        return None, True  # a file Spark reads elsewhere (its bytes not hashed here), or no ledger yet
+    ledger = Ledger(where)
+    return ledger, ledger.recorded_content_fingerprint(source.path, source.read_as) is None
+
+
 def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: ReleasePlan, args: argparse.Namespace,
-                     shown: CommandProgress, prepared: BlockPreparer | None = None) -> Release:
+                     shown: CommandProgress, prepared: BlockPreparer | None = None,
+                     ledger: Ledger | None = None) -> Release:
     """The release of ``plan`` after the curator's check of its public categories, each stage shown as it starts.
-    ``prepared``: the table's plan columns, prepared as the file was read (its frame holds none of their rows)."""
+    ``prepared``: the table's plan columns, prepared as the file was read (its frame holds none of their rows);
+    ``ledger``: the one opened before the file was read (``_ledger_before_reading``), else ``--ledger``'s."""
     shown.waiting("Checking the public categories against the file")
     _refuse_on_category_warnings(data, plan, args, prepared)
     shown.waiting("Computing the statistics, adding the noise and charging the ledger")
     engine = data if isinstance(data, SqlData) else prepared.prepared if prepared is not None else None
-    return release(source, plan, Ledger(args.ledger), dataset_budget=dataset_budget(args),
+    return release(source, plan, ledger if ledger is not None else Ledger(args.ledger), dataset_budget=dataset_budget(args),
                    data=engine, progress=_synthetic_progress(plan, shown))
 
 

@@ -328,7 +328,9 @@ class ReleasePage(QWidget):
                                before_charge=task.commit if synthetic else None)
             # the plan's encoding, as the command line reads it (the table shown was read in the same one)
             source = file_source(table.source, delimiter=table.delimiter, encoding=plan.dataset.encoding)
-            with OutOfCoreData(source, plan.used_schema(), progress=task.report) as data:
+            # a file this ledger recorded for an earlier release, unchanged: its rows are not hashed again
+            hashes = ledger.recorded_content_fingerprint(source.path, source.read_as) is None
+            with OutOfCoreData(source, plan.used_schema(), progress=task.report, hashes_content=hashes) as data:
                 if not synthetic:
                     task.commit()  # the file is read; from here the release is charged and shown, not stopped
                 return release(source, plan, ledger, dataset_budget=None if known else budget, data=data,

@@ -55,16 +55,19 @@ ROW_HASH = ("dp_row_hash_1", "dp_row_hash_2")
 
 
 def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source: str,
-                keep: Sequence[tuple[str, str, str]] = (), extra: Sequence[str] = ()) -> str:
+                keep: Sequence[tuple[str, str, str]] = (), extra: Sequence[str] = (), hashed: bool = True) -> str:
     """A query of ``source``'s rows: each row's hash of all ``columns`` (name, stored column) as ``ROW_HASH``; for
     each (alias, name, role) of ``keep``, that column's value read for that role (``sql_reading.read_value``)
     under ``alias``; and the ``extra`` expressions of ``source`` ("expression AS alias"). One pass reads each value
-    once, for the fingerprint and for the statistics."""
+    once, for the fingerprint and for the statistics. Not ``hashed``: the values read alike, without the rows'
+    hashes (the content digest is already known: ``Ledger.recorded_content_fingerprint``)."""
     ordered = sorted(columns, key=lambda item: item[0])
     layers: list[list[str]] = [list(extra), [], [], [], [], []]
     tokens, read = [], {}
     for i, (name, column) in enumerate(ordered):
         column_layers, token, value = token_layers(d, column, f"dp_v{i}")
+        if not hashed:  # the value as read is in the first three layers (``ReadAliases``); the rest make the token
+            column_layers = column_layers[:3]
         for layer, new in zip(layers, column_layers):
             layer.extend(new)
         tokens.append(token)
@@ -78,6 +81,8 @@ def hashed_rows(d: Dialect, columns: Sequence[tuple[str, StoredColumn]], source:
         carried = [*carried, *_aliases(layer)]
         query = f"({query}) AS dp_layer{depth}"
     outputs = [*(f"{read_value(d, read[name], role)} AS {alias}" for alias, name, role in keep), *_aliases(extra)]
+    if not hashed:
+        return f"SELECT {', '.join(outputs) or '1 AS dp_one'} FROM {query}"
     query = f"(SELECT {', '.join([*outputs, f'{d.md5(d.row_text(tokens))} AS dp_md5'])} FROM {query}) AS dp_hashing"
     halves = [f"{half} AS {alias}" for half, alias in zip(d.md5_halves("dp_md5"), ROW_HASH)]
     return f"SELECT {', '.join([*(_aliases(outputs)), *halves])} FROM {query}"

@@ -294,18 +294,21 @@ class OutOfCoreData(SqlData):
 
     ``memory_limit`` (e.g. "2GB") caps DuckDB's memory; what does not fit is spilled to disk.
     ``progress`` hears the fraction of the file prepared; raising from it (``Cancelled``) stops the work.
+    ``hashes_content``: as ``SqlData.hashes_content``.
     """
 
     dialect = DuckDBDialect()  # DuckDB's own functions where the portable SQL is slower (the row hash, the number test)
 
     def __init__(self, source: FileSource, schema: Schema, *, memory_limit: str | None = None,
-                 threads: int | None = None, progress: Callable[[float], None] | None = None) -> None:
+                 threads: int | None = None, progress: Callable[[float], None] | None = None,
+                 hashes_content: bool = True) -> None:
         import duckdb
 
         schema.validate()
         sweep_leftovers()
         self.schema = schema
         self.source = source
+        self.hashes_content = hashes_content
         self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
         with _LOCK:
             _LIVE.add(self._folder)

@@ -199,17 +199,18 @@ class SparkData(SqlData):
 
     ``spark`` is a running SparkSession (tests share one); without it, the one running in this process, or else
     one started with ``master`` (default: Spark's own configuration, else local mode on every core) and stopped
-    on ``close``.
+    on ``close``. ``hashes_content``: as ``SqlData.hashes_content``.
     """
 
     dialect = SparkDialect()
     _exact_rows = 1 << 41  # its sums of 22-bit pieces in longs (``SparkDialect.exact_sum``)
 
     def __init__(self, source: FileSource, schema: Schema, *, spark: Any = None, master: str | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, hashes_content: bool = True) -> None:
         schema.validate()
         self.schema = schema
         self.source = source
+        self.hashes_content = hashes_content
         if spark is None:
             from workbench.core.data.spark_quiet import ignore_pandas_version_warning
 

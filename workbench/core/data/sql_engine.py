@@ -82,6 +82,12 @@ class FileSource:
         """The file (as ``Table.source``): what the ledger's file fingerprint and the change check read."""
         return self.path
 
+    @property
+    def read_as(self) -> dict[str, str | None]:
+        """How the file's bytes are read into a table (public, as the plan's description: its format, a text file's
+        encoding and delimiter as decided): the same bytes read another way are another table."""
+        return {"format": self.file_format, "encoding": self.encoding, "delimiter": self.delimiter}
+
 
 class SqlData:
     """Prepared data in a SQL engine: answers ``Aggregate`` requests exactly. Private. Subclasses start the
@@ -92,6 +98,9 @@ class SqlData:
     source: FileSource
     schema: Schema
     _exact_rows: int | None = None  # the rows below which the engine's sums are exact (None: any number of rows)
+    # whether the first pass hashes every row for the content digest; not where the ledger already records the
+    # content fingerprint of this very file (``Ledger.recorded_content_fingerprint``): hashing is most of that pass
+    hashes_content: bool = True
 
     # ------------------------------------------------------------ what subclasses provide
 
@@ -224,6 +233,9 @@ class SqlData:
 
     def content_digest(self) -> bytes:
         """The digest of the file's content (``fingerprint``), the in-memory engine's for the same table."""
+        if not self.hashes_content:
+            raise ValueError("this engine was opened without hashing the file's rows (its content fingerprint is "
+                             "the ledger's): it has no content digest")
         count, first, second = self._file_digest  # added up once, with the count of the file's rows
         return digest([name.strip() for name, _ in self._file_columns], count, first, second)
 
@@ -294,13 +306,14 @@ class SqlData:
                 kind = CLEAN if stored[name].kind == TEXT else stored[name].kind
                 self._stored[name] = StoredColumn(f"dp_c{i}", kind, stored[name].zoned)
         everything = [(name.strip(), column) for name, column in self._file_columns]
-        read = hashed_rows(d, everything, self._source(), keep, extra)
+        read = hashed_rows(d, everything, self._source(), keep, extra, hashed=self.hashes_content)
+        hashes = list(ROW_HASH) if self.hashes_content else []
         self._presence: dict[str, tuple[CategoricalColumn, str, str]] = {}
         if id_column is None:
             # one row is one person: the rows are stored prepared in the same pass (categories as their bins, with
             # the texts outside the public lists for the curator's check), and ``prepared`` is a view of them
             # (not the rows' place in the file: it only picks each person's first rows)
-            kept = [a for a in _aliases(keep, extra) if not a.startswith("dp_c") and a != "dp_file_order"] + list(ROW_HASH)
+            kept = [a for a in _aliases(keep, extra) if not a.startswith("dp_c") and a != "dp_file_order"] + hashes
             prepared, joins = {}, []
             for spec in used:
                 if isinstance(spec, CategoricalColumn):
@@ -314,7 +327,11 @@ class SqlData:
                     prepared[spec.name] = self._prepared_value(spec, f"dp_n{needed.index(spec.name)}")
             read = f"SELECT {', '.join(kept)} FROM ({read}) AS source {' '.join(joins)}"
         # the rows counted and their hashes added up in one pass (``content_digest``)
-        self._file_digest = self._store_digested("file_rows", read, digest_query(d, "file_rows"), progress)
+        if self.hashes_content:
+            self._file_digest = self._store_digested("file_rows", read, digest_query(d, "file_rows"), progress)
+        else:
+            counted = self._store_digested("file_rows", read, "SELECT count(*) FROM file_rows", progress)
+            self._file_digest = (counted[0], None, None)
         if not self._file_digest[0]:
             raise no_rows(self.source.name)
         if self._exact_rows is not None and self._file_digest[0] >= self._exact_rows:

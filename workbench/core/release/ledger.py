@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 
 from workbench.core.data import PrivacyUnit, Schema, content_digest
+from workbench.core.data.io import FileState
 from workbench.core.errors import BudgetError, Place, WorkbenchError
 from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
 from workbench.core.privacy.composition import BUDGET_TOLERANCE
@@ -273,6 +274,7 @@ class Ledger(ABC):
 
     keys: KeyStore
     _key: tuple[str, bytes] | None = None  # (ledger id, key), once found and checked
+    _last_file: tuple[bytes, Path, FileState, str] | None = None  # the last file's fingerprint (``fingerprint``)
 
     # ------------------------------------------------------------------ what a store provides
 
@@ -309,12 +311,38 @@ class Ledger(ABC):
         return entry
 
     def fingerprint(self, path: str | Path) -> str:
-        """Keyed hash of a data file's bytes: recognises the file, reveals nothing without the key."""
-        digest = hmac.new(self._fingerprint_key(), digestmod=hashlib.sha256)
-        with Path(path).open("rb") as handle:
+        """Keyed hash of a data file's bytes: recognises the file, reveals nothing without the key. The last file's
+        is kept while its size and modification time are those it was hashed with (``FileState``, the test of
+        ``check_unchanged``): a release that looks up what the ledger knows of the file before reading it
+        (``recorded_content_fingerprint``) reads its bytes once for both."""
+        key = self._fingerprint_key()
+        place = Path(path).resolve()
+        state = FileState.of(place)
+        known = self._last_file
+        if known is not None and known[0] == key and known[1] == place and known[2] == state:
+            return known[3]
+        digest = hmac.new(key, digestmod=hashlib.sha256)
+        with place.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
-        return digest.hexdigest()
+        fingerprint = digest.hexdigest()
+        if FileState.of(place) == state:  # not kept for a file that changed while it was read
+            self._last_file = (key, place, state, fingerprint)
+        return fingerprint
+
+    def recorded_content_fingerprint(self, path: str | Path, read_as: dict[str, Any]) -> str | None:
+        """The content fingerprint this ledger recorded for a release of this very file (its bytes: ``fingerprint``)
+        read the same way (``read_as``: ``FileSource.read_as``), the newest if several: what hashing every row of
+        the file again would give, so an engine need not (``SqlData.hashes_content``). None if no release records
+        one; the file is then not read, and a ledger without a key is given none."""
+        with self._read() as tx:
+            recorded = [e for e in tx.entries(None) if e.kind == "release" and e.data.get("read_as") == read_as
+                        and e.data.get("fingerprint") and e.data.get("content_fingerprint")]
+        if not recorded:
+            return None
+        fingerprint = self.fingerprint(path)
+        same = [e for e in recorded if e.data["fingerprint"] == fingerprint]
+        return same[-1].data["content_fingerprint"] if same else None
 
     def content_fingerprint(self, frame: "pd.DataFrame", threads: int | None = None) -> str:
         """Keyed hash of a loaded table's content: recognises the same data in another file, format or order.
@@ -466,7 +494,7 @@ class Ledger(ABC):
     def charge(
         self, name: str, events: list[MechanismEvent], release: dict[str, Any], plan: dict[str, Any], terms: Terms,
         fingerprint: str | None = None, new_dataset: Registration | None = None,
-        content_fingerprint: str | None = None,
+        content_fingerprint: str | None = None, read_as: dict[str, Any] | None = None,
     ) -> Entry:
         """Append a release if everything its ε relies on holds now; else refuse, saying why.
 
@@ -475,7 +503,9 @@ class Ledger(ABC):
         release. A check made before the data were read is not enough: another process (another analyst,
         on a team ledger) may have registered or spent the dataset meanwhile. A dataset not yet in the ledger
         is registered with ``new_dataset`` (under the same ``terms``) in the same transaction. The released
-        values go into the entry, so a charge shown once can always be read again.
+        values go into the entry, so a charge shown once can always be read again. ``read_as``: how the file's
+        bytes were read into a table (``FileSource.read_as``), recorded with its fingerprints
+        (``recorded_content_fingerprint``).
         """
         if new_dataset is not None and new_dataset.terms != terms:
             raise ValueError("a new dataset is registered under the terms of its first release")
@@ -493,6 +523,8 @@ class Ledger(ABC):
             advice = NEW_DATASET_ADVICE if fresh else self.raise_advice
             cost = _check_affordable(_record(name, history), release_events(history), events, advice, history)
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
+            if read_as is not None and fingerprint and content_fingerprint:
+                data["read_as"] = read_as
             return self._append(tx, name, "release", {**data, **_fingerprints(fingerprint, content_fingerprint)})
 
         return self._transact(work)

@@ -23,7 +23,7 @@ from workbench import __version__
 from workbench.core.data import PreparedData, Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
 from workbench.core.data.sql_engine import FileSource, SqlData
-from workbench.core.errors import FailedAfterNoise, WorkbenchError
+from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
@@ -309,7 +309,11 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
         if isinstance(table, FileSource):
             if not isinstance(data, SqlData):
                 raise ValueError("a file read out of core is released from its prepared data")
-            return ledger.content_fingerprint_of(data.content_digest()), _released_statistics(plan, None, data, progress)
+            if data.hashes_content:
+                content = ledger.content_fingerprint_of(data.content_digest())
+            else:  # opened without hashing the rows, where the ledger records this file's: before any noise
+                content = _recorded_content_fingerprint(ledger, table)
+            return content, _released_statistics(plan, None, data, progress)
         if table.pending_digest is not None:  # every column hashed as the file was read (``load_table(columns=)``)
             released = _released_statistics(plan, table, data, progress)
             return ledger.content_fingerprint_of(table.pending_digest.result()), released
@@ -324,6 +328,19 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
 
     return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
                            before_charge)
+
+
+def _recorded_content_fingerprint(ledger: Ledger, source: FileSource) -> str:
+    """The content fingerprint the ledger records for ``source`` (its bytes, read the same way), for an engine that
+    did not hash its rows; refused if there is none now (the ledger or the file changed after the engine chose)."""
+    recorded = ledger.recorded_content_fingerprint(source.path, source.read_as)
+    if recorded is None:
+        raise DataFileError(
+            f"{source.name} was read without hashing its rows, because {ledger.where} recorded its content for an "
+            "earlier release, but it no longer does for the file as it is now. Nothing was released and no budget "
+            "was spent: release it again."
+        )
+    return recorded
 
 
 def charged_release(
@@ -383,7 +400,7 @@ def charged_release(
     # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
     # another process may have registered or spent this dataset since the checks above
     entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
-                          content_fingerprint)
+                          content_fingerprint, table.read_as if isinstance(table, FileSource) else None)
     before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {

@@ -1,0 +1,74 @@
+"""The command line's out-of-core release of a file it released before (its bytes unchanged, read the same way)
+does not hash its rows again: the ledger records its content fingerprint (``Ledger.recorded_content_fingerprint``).
+A ledger that does not exist yet is not made before the release."""
+
+from __future__ import annotations
+
+import json
+
+from workbench.cli import main
+from workbench.core.data.out_of_core import OutOfCoreData
+from workbench.core.release.ledger import Ledger
+
+
+def _opened(monkeypatch) -> list[bool]:
+    """Whether each out-of-core engine the command opens hashes the file's rows."""
+    hashing: list[bool] = []
+    real_init = OutOfCoreData.__init__
+
+    def init(self, *args, **kwargs):
+        hashing.append(kwargs.get("hashes_content", True))
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(OutOfCoreData, "__init__", init)
+    return hashing
+
+
+def _release(data, plan, tmp_path, out: str, ledger) -> int:
+    return main(["release", str(data), "--plan", str(plan), "--engine", "out-of-core", "--out", str(tmp_path / out),
+                 "--ledger", str(ledger), "--dataset-budget", "5", "1e-6"])
+
+
+def test_a_file_released_again_is_not_hashed_again(sample_path, sample_plan_path, tmp_path, monkeypatch, capsys):
+    hashing = _opened(monkeypatch)
+    ledger = tmp_path / "ledger.sqlite"
+    assert _release(sample_path, sample_plan_path, tmp_path, "a", ledger) == 0
+    assert _release(sample_path, sample_plan_path, tmp_path, "b", ledger) == 0
+    assert hashing == [True, False]
+    first, second = [e.data for e in Ledger(ledger).entries() if e.kind == "release"]
+    assert first["fingerprint"] == second["fingerprint"]
+    assert first["content_fingerprint"] == second["content_fingerprint"]
+    a, b = (json.loads((tmp_path / out / "results.json").read_text())["statistics"] for out in "ab")
+    assert [s["label"] for s in a] == [s["label"] for s in b]
+
+
+def test_a_copy_under_another_name_is_hashed_and_refused(sample_path, sample_plan_path, tmp_path, monkeypatch,
+                                                          capsys):
+    hashing = _opened(monkeypatch)
+    ledger = tmp_path / "ledger.sqlite"
+    assert _release(sample_path, sample_plan_path, tmp_path, "a", ledger) == 0
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(sample_path.read_bytes() + b"\n")  # other bytes, the same rows
+    plan = json.loads(sample_plan_path.read_text())
+    plan["dataset"]["name"] = "Another name"
+    other = tmp_path / "other.plan.json"
+    other.write_text(json.dumps(plan))
+    capsys.readouterr()
+    assert _release(copy, other, tmp_path, "b", ledger) == 2
+    assert hashing == [True, True]
+    assert "already in the ledger as dataset" in " ".join(capsys.readouterr().err.split())
+
+
+def test_no_ledger_is_made_before_the_release(sample_path, sample_plan_path, tmp_path, monkeypatch, capsys):
+    """A release refused before it is charged (here: a public category spelled otherwise than the file's, which the
+    curator's check of the categories refuses) leaves no ledger where there was none."""
+    hashing = _opened(monkeypatch)
+    plan = json.loads(sample_plan_path.read_text())
+    for column in plan["schema"]["columns"]:
+        if column["kind"] == "categorical":
+            column["categories"][0] = column["categories"][0].upper()  # "FEMALE": the file says "female"
+    narrow = tmp_path / "narrow.plan.json"
+    narrow.write_text(json.dumps(plan))
+    ledger = tmp_path / "ledger.sqlite"
+    assert _release(sample_path, narrow, tmp_path, "a", ledger) == 2
+    assert hashing == [True] and not ledger.exists()

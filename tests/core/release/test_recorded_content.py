@@ -1,0 +1,215 @@
+"""A file released before, its bytes unchanged and read the same way: the ledger already records its content
+fingerprint, so a SQL engine need not hash every row of it again (most of its first pass). The answers are the
+same, the fingerprint recorded is the same, and a file changed, read another way or unknown to the ledger is hashed
+as before."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+from engine_tables import STATISTICS, schema, survey_files
+
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.schema import IdentifierColumn, PrivacyUnit, Schema
+from workbench.core.data.spark_engine import SparkData, spark_source
+from workbench.core.errors import DataFileError
+from workbench.core.privacy import Guarantee
+from workbench.core.release.ledger import Ledger
+from workbench.core.privacy.mechanisms import MechanismKind
+from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.release.run import release
+from workbench.core.statistics import statistic_from_json
+from workbench.core.statistics.counts import Count
+from workbench.core.statistics.moments import Mean
+from workbench.core.statistics.quantiles import Quantiles
+
+BUDGET = Guarantee(50.0, 1e-9, "total")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    return survey_files(tmp_path_factory.mktemp("recorded"))
+
+
+def row_level() -> Schema:
+    """The survey's schema with one row a person (the rows stored prepared in the first pass)."""
+    described = schema()
+    return dataclasses.replace(described, columns=tuple(c for c in described.columns
+                                                        if not isinstance(c, IdentifierColumn)), unit=PrivacyUnit())
+
+
+def _statistics():
+    return [statistic_from_json(described, "test") for described in STATISTICS] + [
+        Quantiles("income", by=("region", "sex"), levels=(0.1, 0.5, 0.9))]
+
+
+def _answers(data, plan_schema):
+    answers = []
+    for statistic in _statistics():
+        if isinstance(statistic, Quantiles):
+            ranks = statistic.ranks(data, statistic.candidates(plan_schema))
+            answers.append([(r.total, r.below().tolist()) for r in ranks])
+        else:
+            answers.append(statistic.exact(data))
+    return answers
+
+
+def _queries(monkeypatch) -> list[str]:
+    """Every SQL statement the out-of-core engines run from now on."""
+    queries: list[str] = []
+    run, fetch = OutOfCoreData._run, OutOfCoreData._all
+    monkeypatch.setattr(OutOfCoreData, "_run", lambda self, q, *a, **k: queries.append(q) or run(self, q, *a, **k))
+    monkeypatch.setattr(OutOfCoreData, "_all", lambda self, q: queries.append(q) or fetch(self, q))
+    return queries
+
+
+@pytest.mark.parametrize("unit", ["person", "row"])
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_out_of_core_answers_alike_without_hashing_the_rows(files, kind, unit, monkeypatch):
+    plan_schema = schema() if unit == "person" else row_level()
+    queries = _queries(monkeypatch)
+    with OutOfCoreData(file_source(files[kind]), plan_schema) as hashing:
+        expected, rows = _answers(hashing, plan_schema), hashing.rows
+    assert any("md5" in q for q in queries)  # the rows hashed
+    queries.clear()
+    with OutOfCoreData(file_source(files[kind]), plan_schema, hashes_content=False) as data:
+        assert _answers(data, plan_schema) == expected
+        assert data.rows == rows
+        with pytest.raises(ValueError, match="without hashing"):
+            data.content_digest()
+    assert queries and not any("md5" in q for q in queries)
+
+
+def test_the_first_pass_without_hashing_has_no_row_hash(files):
+    with OutOfCoreData(file_source(files["parquet"]), row_level(), hashes_content=False) as data:
+        stored = [row[0] for row in data._all("DESCRIBE file_rows")]
+    assert stored and not any("hash" in name for name in stored)
+
+
+def test_spark_answers_alike_without_hashing_the_rows(files, spark):
+    plan_schema = schema()
+    with SparkData(spark_source(files["csv"]), plan_schema, spark=spark) as hashing:
+        expected = _answers(hashing, plan_schema)
+    with SparkData(spark_source(files["csv"]), plan_schema, spark=spark, hashes_content=False) as data:
+        assert _answers(data, plan_schema) == expected
+        with pytest.raises(ValueError, match="without hashing"):
+            data.content_digest()
+
+
+def test_an_empty_file_is_refused_without_hashing_too(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("person,region,state,sex,code,ethnicity,income,hours,weight,share\n")
+    with pytest.raises(DataFileError, match="no rows"):
+        OutOfCoreData(file_source(path), schema(), hashes_content=False)
+
+
+def _plan(plan_schema: Schema) -> ReleasePlan:
+    statistics = (Count(by=("region",)), Mean("income", by=("sex",)))
+    return ReleasePlan(dataset=DatasetDescription("Survey"), schema=plan_schema,
+                       statistics=tuple(PlannedStatistic(s, MechanismKind.LAPLACE, Budget(0.5)) for s in statistics),
+                       total=Budget(1.0))
+
+
+def _release(path: Path, ledger: Ledger, hashes: bool | None = None):
+    """A release of the file out of core, the engine hashing its rows unless the ledger records them (or as
+    ``hashes`` says)."""
+    source = file_source(path)
+    if hashes is None:
+        hashes = ledger.recorded_content_fingerprint(source.path, source.read_as) is None
+    with OutOfCoreData(source, row_level(), hashes_content=hashes) as data:
+        return release(source, _plan(row_level()), ledger, dataset_budget=BUDGET, data=data)
+
+
+def _recorded(ledger: Ledger) -> list[tuple[str, str, dict | None]]:
+    return [(e.data["fingerprint"], e.data["content_fingerprint"], e.data.get("read_as"))
+            for e in ledger.entries() if e.kind == "release"]
+
+
+def test_a_second_release_of_the_same_file_records_the_same_fingerprints(tmp_path, files):
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    source = file_source(files["csv"])
+    assert ledger.recorded_content_fingerprint(source.path, source.read_as) is None  # nothing released yet
+    first = _release(files["csv"], ledger)
+    content = ledger.recorded_content_fingerprint(source.path, source.read_as)
+    assert content is not None
+    second = _release(files["csv"], ledger)
+    recorded = _recorded(ledger)
+    assert recorded[0] == recorded[1] and recorded[0][1] == content
+    assert recorded[0][2] == {"format": "text", "encoding": "utf-8", "delimiter": ","}
+    assert first.ledger["entry"] < second.ledger["entry"]
+
+
+def test_the_same_table_in_another_format_is_hashed_and_recognised(tmp_path, files):
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _release(files["csv"], ledger)
+    parquet = file_source(files["parquet"])
+    assert ledger.recorded_content_fingerprint(parquet.path, parquet.read_as) is None  # other bytes
+    _release(files["parquet"], ledger)
+    (csv_bytes, csv_content, _), (parquet_bytes, parquet_content, read_as) = _recorded(ledger)
+    assert csv_bytes != parquet_bytes and csv_content == parquet_content and read_as["format"] == "parquet"
+
+
+def test_the_same_bytes_read_another_way_are_hashed_again(tmp_path, files):
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _release(files["csv"], ledger)
+    other = file_source(files["csv"], encoding="latin-1")  # the same bytes, another table if any were not ASCII
+    assert ledger.recorded_content_fingerprint(other.path, other.read_as) is None
+
+
+def test_a_changed_file_is_hashed_again(tmp_path, files):
+    path = tmp_path / "survey.csv"
+    path.write_bytes(files["csv"].read_bytes())
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _release(path, ledger)
+    text = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(text[:-1]))  # the last row gone
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    source = file_source(path)
+    assert ledger.recorded_content_fingerprint(source.path, source.read_as) is None
+    _release(path, ledger)
+    first, second = _recorded(ledger)
+    assert first[0] != second[0] and first[1] != second[1]
+
+
+def test_a_release_without_hashing_is_refused_before_any_noise_where_the_ledger_records_nothing(tmp_path, files,
+                                                                                               monkeypatch):
+    drawn = []
+    import workbench.core.release.run as run
+
+    released = run._released_statistics
+    monkeypatch.setattr(run, "_released_statistics", lambda *a, **k: drawn.append(1) or released(*a, **k))
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    with pytest.raises(DataFileError, match="no longer does"):
+        _release(files["csv"], ledger, hashes=False)
+    assert not drawn and not ledger.entries()
+
+
+def test_the_file_is_hashed_once_for_the_look_up_and_the_release(tmp_path, files, monkeypatch):
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _release(files["parquet"], ledger)
+    opened = []
+    real_open = Path.open
+
+    def counting_open(self, *args, **kwargs):
+        if self == files["parquet"].resolve() and args[:1] == ("rb",):
+            opened.append(self)
+        return real_open(self, *args, **kwargs)
+
+    fresh = Ledger(tmp_path / "ledger.sqlite")  # a new process: nothing kept from the first release
+    monkeypatch.setattr(Path, "open", counting_open)
+    _release(files["parquet"], fresh)
+    assert len(opened) == 1
+
+
+def test_a_file_changed_after_its_fingerprint_is_hashed_again(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text("x\n1\n")
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    before = ledger.fingerprint(path)
+    assert ledger.fingerprint(path) == before
+    path.write_text("x\n2\n")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert ledger.fingerprint(path) != before
