@@ -760,6 +760,19 @@ def test_a_file_too_large_for_memory_shows_its_first_rows_and_releases_out_of_co
     assert Ledger(private_ledger).dataset(page.result.dataset_name).releases == 1
 
 
+def _checked_out_of_core(qtbot, window, sample_path, sample_plan_path, monkeypatch):
+    """Step 6 for the sample read out of core, its public categories checked against the whole file: ready to
+    release without asking."""
+    _as_if_memory_were_small(monkeypatch)
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    page = window.release_page
+    page.ask = False
+    page.category_warnings()
+    qtbot.waitUntil(lambda: not page.checking, timeout=120_000)
+    return page
+
+
 def test_an_out_of_core_file_released_again_is_not_hashed_again(qtbot, window, sample_path, sample_plan_path,
                                                                  private_ledger, monkeypatch):
     """The ledger records the file's content fingerprint with its first release: the second does not hash every row
@@ -773,13 +786,7 @@ def test_an_out_of_core_file_released_again_is_not_hashed_again(qtbot, window, s
         real_init(self, *args, **kwargs)
 
     monkeypatch.setattr(OutOfCoreData, "__init__", init)
-    _as_if_memory_were_small(monkeypatch)
-    load(qtbot, window, sample_path)
-    assert window.open_plan(sample_plan_path)
-    page = window.release_page
-    page.ask = False
-    page.category_warnings()
-    qtbot.waitUntil(lambda: not page.checking, timeout=120_000)
+    page = _checked_out_of_core(qtbot, window, sample_path, sample_plan_path, monkeypatch)
     for releases in (1, 2):
         page.confirm_and_release()
         qtbot.waitUntil(lambda: page.result is not None and page.task is None, timeout=120_000)
@@ -813,13 +820,7 @@ def test_a_background_category_check_that_fails_says_so_beside_ready(qtbot, wind
 
 def test_cancelling_an_out_of_core_release_spends_nothing(qtbot, window, sample_path, sample_plan_path, private_ledger,
                                                           monkeypatch):
-    _as_if_memory_were_small(monkeypatch)
-    load(qtbot, window, sample_path)
-    assert window.open_plan(sample_plan_path)
-    page = window.release_page
-    page.ask = False
-    page.category_warnings()
-    qtbot.waitUntil(lambda: not page.checking, timeout=120_000)
+    page = _checked_out_of_core(qtbot, window, sample_path, sample_plan_path, monkeypatch)
     page.confirm_and_release()
     task = page.task
     page.cancel_release()  # before the file is read: the next progress report stops DuckDB
