@@ -72,3 +72,24 @@ def test_no_ledger_is_made_before_the_release(sample_path, sample_plan_path, tmp
     ledger = tmp_path / "ledger.sqlite"
     assert _release(sample_path, narrow, tmp_path, "a", ledger) == 2
     assert hashing == [True] and not ledger.exists()
+
+
+def test_a_spark_source_is_looked_up_only_once_its_reading_is_declared(sample_path, tmp_path):
+    """Spark decides an undeclared encoding or delimiter as it opens the file (from its name's suffix too): the
+    command line cannot say before how it will read it, so it hashes the rows."""
+    import argparse
+
+    from workbench.cli.progress import CommandProgress
+    from workbench.cli.releases import _ledger_before_reading
+    from workbench.core.data.spark_engine import spark_source
+
+    ledger = tmp_path / "ledger.sqlite"
+    Ledger(ledger)
+    args = argparse.Namespace(ledger=ledger)
+    shown = CommandProgress()
+    try:
+        assert _ledger_before_reading(args, spark_source(sample_path), shown) == (None, True)
+        opened, hashes = _ledger_before_reading(args, spark_source(sample_path, delimiter=",", encoding="utf-8"), shown)
+        assert opened is not None and hashes  # looked up: nothing recorded yet
+    finally:
+        shown.finish()

@@ -114,7 +114,7 @@ def _release(args: argparse.Namespace) -> int:
 
             source = spark_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
             say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
-            ledger, hashes = _ledger_before_reading(args, source)
+            ledger, hashes = _ledger_before_reading(args, source, shown)
             with SparkData(source, plan.used_schema(), master=args.spark_master, hashes_content=hashes,
                            progress=shown.stage("Reading the data file on Spark")) as data:
                 result = _checked_release(data, source, plan, args, shown, ledger=ledger)
@@ -122,7 +122,7 @@ def _release(args: argparse.Namespace) -> int:
             source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
             if choice is EngineChoice.OUT_OF_CORE:
                 say("Reading the data file out of core (DuckDB on the file, as asked).")
-            ledger, hashes = _ledger_before_reading(args, source)
+            ledger, hashes = _ledger_before_reading(args, source, shown)
             with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit, hashes_content=hashes,
                                progress=shown.stage("Reading the data file")) as data:
                 result = _checked_release(data, source, plan, args, shown, ledger=ledger)
@@ -155,14 +155,17 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ledger_before_reading(args: argparse.Namespace, source: FileSource) -> tuple[Ledger | None, bool]:
+def _ledger_before_reading(args: argparse.Namespace, source: FileSource,
+                           shown: CommandProgress) -> tuple[Ledger | None, bool]:
     """The ledger, if it exists already, opened before the file is read; and whether the engine must hash every row
     of the file for its content fingerprint: not when the ledger records it for an earlier release of this very
     file, read the same way (``Ledger.recorded_content_fingerprint``; most of the first pass is that hashing). The
     file's bytes are then hashed here, once for the release too. A new ledger is not made before the release."""
     where = args.ledger if args.ledger is not None else default_ledger_location()
-    if not source.path.is_file() or not (is_server_url(where) or Path(where).is_file()):
-        return None, True  # a file Spark reads elsewhere (its bytes not hashed here), or no ledger yet
+    if not source.path.is_file() or not source.decided or not (is_server_url(where) or Path(where).is_file()):
+        # a file Spark reads elsewhere (its bytes not hashed here) or decides how to read; or no ledger yet
+        return None, True
+    shown.waiting("Looking the data file up in the ledger")
     ledger = Ledger(where)
     return ledger, ledger.recorded_content_fingerprint(source.path, source.read_as) is None
 

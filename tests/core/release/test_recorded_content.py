@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from engine_tables import STATISTICS, schema, survey_files
 
+from workbench.core.data.fingerprint import DIGEST_VERSION
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.schema import IdentifierColumn, PrivacyUnit, Schema
 from workbench.core.data.spark_engine import SparkData, spark_source
@@ -97,6 +98,20 @@ def test_spark_answers_alike_without_hashing_the_rows(files, spark):
         assert _answers(data, plan_schema) == expected
         with pytest.raises(ValueError, match="without hashing"):
             data.content_digest()
+        stored = spark.table("file_rows").columns
+    assert stored and not any("hash" in name for name in stored)
+
+
+def test_a_spark_source_records_how_spark_read_it(tmp_path, files, spark):
+    """Undeclared, a Spark source's encoding and delimiter are decided as Spark opens the file: the release records
+    those (a file renamed .tsv is read otherwise from the same bytes)."""
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    source = spark_source(files["csv"])
+    assert not source.decided and file_source(files["csv"]).decided
+    with SparkData(source, row_level(), spark=spark) as data:
+        release(source, _plan(row_level()), ledger, dataset_budget=BUDGET, data=data)
+    ((_, _, read_as),) = _recorded(ledger)
+    assert read_as["delimiter"] == "," and read_as["encoding"] is not None
 
 
 def test_an_empty_file_is_refused_without_hashing_too(tmp_path):
@@ -138,7 +153,8 @@ def test_a_second_release_of_the_same_file_records_the_same_fingerprints(tmp_pat
     second = _release(files["csv"], ledger)
     recorded = _recorded(ledger)
     assert recorded[0] == recorded[1] and recorded[0][1] == content
-    assert recorded[0][2] == {"format": "text", "encoding": "utf-8", "delimiter": ","}
+    assert recorded[0][2] == {"format": "text", "encoding": "utf-8", "delimiter": ",", "digest": DIGEST_VERSION}
+    assert all("read_as" not in e.public_json() for e in ledger.entries())  # never exported
     assert first.ledger["entry"] < second.ledger["entry"]
 
 
@@ -182,14 +198,43 @@ def test_a_release_without_hashing_is_refused_before_any_noise_where_the_ledger_
     released = run._released_statistics
     monkeypatch.setattr(run, "_released_statistics", lambda *a, **k: drawn.append(1) or released(*a, **k))
     ledger = Ledger(tmp_path / "ledger.sqlite")
-    with pytest.raises(DataFileError, match="no longer does"):
+    with pytest.raises(DataFileError, match="changed while it was being released"):
         _release(files["csv"], ledger, hashes=False)
     assert not drawn and not ledger.entries()
 
 
-def test_the_file_is_hashed_once_for_the_look_up_and_the_release(tmp_path, files, monkeypatch):
+def test_a_file_changed_in_place_after_the_look_up_is_refused_before_any_noise(tmp_path, files, monkeypatch):
+    """The same size and modification time (a copy that keeps times): the bytes are read again after the engine
+    read them, and differ from those looked up."""
+    path = tmp_path / "survey.csv"
+    path.write_bytes(files["csv"].read_bytes())
     ledger = Ledger(tmp_path / "ledger.sqlite")
-    _release(files["parquet"], ledger)
+    _release(path, ledger)
+    source = file_source(path)
+    assert ledger.recorded_content_fingerprint(source.path, source.read_as) is not None
+    with OutOfCoreData(source, row_level(), hashes_content=False) as data:
+        times = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+        text = path.read_bytes()
+        last = text.rstrip(b"\n").rsplit(b"\n", 1)[1]
+        path.write_bytes(text.replace(last, last.replace(b"1", b"2", 1)))  # one digit of the last row
+        os.utime(path, ns=times)
+        assert path.stat().st_size == len(text)
+        drawn = []
+        import workbench.core.release.run as run
+
+        released = run._released_statistics
+        monkeypatch.setattr(run, "_released_statistics", lambda *a, **k: drawn.append(1) or released(*a, **k))
+        with pytest.raises(DataFileError, match="changed while it was being released"):
+            release(source, _plan(row_level()), ledger, dataset_budget=BUDGET, data=data)
+    assert not drawn and len(_recorded(ledger)) == 1
+
+
+def test_the_file_is_hashed_once_for_the_look_up_and_the_release_and_again_when_its_rows_are_not(tmp_path, files,
+                                                                                                monkeypatch):
+    """A file the ledger knows nothing of: its bytes hashed once, for the look-up and the charge. A file it records:
+    hashed again after the engine read it, to know the rows released are those the record describes."""
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _release(files["csv"], ledger)  # the ledger records a release (of other bytes)
     opened = []
     real_open = Path.open
 
@@ -198,10 +243,13 @@ def test_the_file_is_hashed_once_for_the_look_up_and_the_release(tmp_path, files
             opened.append(self)
         return real_open(self, *args, **kwargs)
 
-    fresh = Ledger(tmp_path / "ledger.sqlite")  # a new process: nothing kept from the first release
     monkeypatch.setattr(Path, "open", counting_open)
-    _release(files["parquet"], fresh)
-    assert len(opened) == 1
+    counts = []
+    for fresh in (Ledger(tmp_path / "ledger.sqlite"), Ledger(tmp_path / "ledger.sqlite")):  # a process each
+        before = len(opened)
+        _release(files["parquet"], fresh)
+        counts.append(len(opened) - before)
+    assert counts == [1, 2]
 
 
 def test_a_file_changed_after_its_fingerprint_is_hashed_again(tmp_path):

@@ -49,6 +49,10 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
+# the definition of the content digest described above: a ledger's recorded fingerprint is taken for a file again
+# (``Ledger.recorded_content_fingerprint``) only under the definition it was made with
+DIGEST_VERSION = 1
+
 # each row's hash (md5 of its tokens) as two numbers, its first and last 16 hexadecimal digits: stored as numbers,
 # a row's hash takes 16 bytes where its 32 digits as text took three times that
 ROW_HASH = ("dp_row_hash_1", "dp_row_hash_2")

@@ -471,7 +471,7 @@ class SparkData(SqlData):
         conf = self.spark.conf
         whole_stage = conf.get(_WHOLE_STAGE, None)
         try:
-            if name == "file_rows" and not self._huge_methods:  # one very long expression per row
+            if name == "file_rows" and self.hashes_content and not self._huge_methods:  # one very long expression per row
                 conf.set(_WHOLE_STAGE, "false")
             frame = self.spark.sql(query).persist(StorageLevel.MEMORY_AND_DISK)
             frame.createOrReplaceTempView(name)

@@ -39,7 +39,7 @@ from workbench.core.data.aggregates import (
     RankSlots,
     Rint,
 )
-from workbench.core.data.fingerprint import ROW_HASH, digest, digest_query, hashed_rows
+from workbench.core.data.fingerprint import DIGEST_VERSION, ROW_HASH, digest, digest_query, hashed_rows
 from workbench.core.data.io import FileState, check_names
 from workbench.core.data.reading import LEFT_OUT, CategoryMatcher, CategoryPresence
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
@@ -83,10 +83,18 @@ class FileSource:
         return self.path
 
     @property
-    def read_as(self) -> dict[str, str | None]:
-        """How the file's bytes are read into a table (public, as the plan's description: its format, a text file's
-        encoding and delimiter as decided): the same bytes read another way are another table."""
-        return {"format": self.file_format, "encoding": self.encoding, "delimiter": self.delimiter}
+    def read_as(self) -> dict[str, str | int | None]:
+        """How the file's bytes are read into a table and its content digested (its format, a text file's encoding
+        and delimiter, ``fingerprint.DIGEST_VERSION``): the same bytes read another way are another table. Never
+        exported (``Entry.public_json``)."""
+        return {"format": self.file_format, "encoding": self.encoding, "delimiter": self.delimiter,
+                "digest": DIGEST_VERSION}
+
+    @property
+    def decided(self) -> bool:
+        """Whether ``read_as`` is how the engine will read the file (a Spark source leaves the undeclared encoding
+        and delimiter to be decided when Spark opens the file: ``spark_source``)."""
+        return self.file_format != "text" or (self.encoding is not None and self.delimiter is not None)
 
 
 class SqlData:

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 
 from workbench.core.data import PrivacyUnit, Schema, content_digest
-from workbench.core.data.io import FileState
 from workbench.core.errors import BudgetError, Place, WorkbenchError
 from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
 from workbench.core.privacy.composition import BUDGET_TOLERANCE
@@ -93,7 +92,7 @@ class Entry:
         entries written before version 0.1.1 hold in their plan) and the plan's columns that no released
         statistic read (their kinds and public categories say what the curator looked at, not what was
         released), and the name of who wrote it (a member of staff: the team's business, not the readers')."""
-        data = {k: v for k, v in self.data.items() if k not in ("fingerprint", "content_fingerprint", "by")}
+        data = {k: v for k, v in self.data.items() if k not in ("fingerprint", "content_fingerprint", "read_as", "by")}
         if isinstance(data.get("plan"), dict):
             data["plan"] = _used_plan(data["plan"])
         return {"entry": self.seq, "dataset": self.dataset, "kind": self.kind, "created": self.created, **data}
@@ -274,7 +273,7 @@ class Ledger(ABC):
 
     keys: KeyStore
     _key: tuple[str, bytes] | None = None  # (ledger id, key), once found and checked
-    _last_file: tuple[bytes, Path, FileState, str] | None = None  # the last file's fingerprint (``fingerprint``)
+    _last_file: tuple[bytes, Path, tuple[int, ...], str] | None = None  # the last file's fingerprint (``fingerprint``)
 
     # ------------------------------------------------------------------ what a store provides
 
@@ -310,23 +309,23 @@ class Ledger(ABC):
         tx.insert(entry)
         return entry
 
-    def fingerprint(self, path: str | Path) -> str:
+    def fingerprint(self, path: str | Path, again: bool = False) -> str:
         """Keyed hash of a data file's bytes: recognises the file, reveals nothing without the key. The last file's
-        is kept while its size and modification time are those it was hashed with (``FileState``, the test of
-        ``check_unchanged``): a release that looks up what the ledger knows of the file before reading it
-        (``recorded_content_fingerprint``) reads its bytes once for both."""
+        is kept while its size, modification and change times and file number are those it was hashed with: a
+        release that looks up what the ledger knows of the file before reading it (``recorded_content_fingerprint``)
+        reads its bytes once for both. ``again``: read them again whatever is kept."""
         key = self._fingerprint_key()
         place = Path(path).resolve()
-        state = FileState.of(place)
+        state = _stat_key(place)
         known = self._last_file
-        if known is not None and known[0] == key and known[1] == place and known[2] == state:
+        if not again and known is not None and known[:3] == (key, place, state):
             return known[3]
         digest = hmac.new(key, digestmod=hashlib.sha256)
         with place.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
         fingerprint = digest.hexdigest()
-        if FileState.of(place) == state:  # not kept for a file that changed while it was read
+        if _stat_key(place) == state:  # not kept for a file that changed while it was read
             self._last_file = (key, place, state, fingerprint)
         return fingerprint
 
@@ -707,6 +706,13 @@ def _check_affordable(
 
 
 SPENDERS_SHOWN = 5
+
+
+def _stat_key(path: Path) -> tuple[int, ...]:
+    """What changes when a file's bytes do, as far as its metadata tell: size, modification time (which a copy may
+    keep), and the change time and file number (which the system sets)."""
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
 def spent_by_whom(history: list[Entry]) -> str:

@@ -312,7 +312,7 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             if data.hashes_content:
                 content = ledger.content_fingerprint_of(data.content_digest())
             else:  # opened without hashing the rows, where the ledger records this file's: before any noise
-                content = _recorded_content_fingerprint(ledger, table)
+                content = _recorded_content_fingerprint(ledger, data.source)
             return content, _released_statistics(plan, None, data, progress)
         if table.pending_digest is not None:  # every column hashed as the file was read (``load_table(columns=)``)
             released = _released_statistics(plan, table, data, progress)
@@ -326,19 +326,24 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             released = _released_statistics(plan, table, data, progress)
             return content.result(), released
 
+    # how the engine read the file (a Spark source's undeclared encoding and delimiter are decided as it opens it)
+    read_as = data.source.read_as if isinstance(table, FileSource) and isinstance(data, SqlData) else None
     return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
-                           before_charge)
+                           before_charge, read_as)
 
 
 def _recorded_content_fingerprint(ledger: Ledger, source: FileSource) -> str:
     """The content fingerprint the ledger records for ``source`` (its bytes, read the same way), for an engine that
-    did not hash its rows; refused if there is none now (the ledger or the file changed after the engine chose)."""
-    recorded = ledger.recorded_content_fingerprint(source.path, source.read_as)
+    did not hash its rows. Its bytes are read again now that the engine has read them: they must be those looked up
+    before (then kept by ``Ledger.fingerprint``), else the rows released are not the ones the record describes."""
+    before = ledger.fingerprint(source.path)
+    recorded = None
+    if ledger.fingerprint(source.path, again=True) == before:
+        recorded = ledger.recorded_content_fingerprint(source.path, source.read_as)
     if recorded is None:
         raise DataFileError(
-            f"{source.name} was read without hashing its rows, because {ledger.where} recorded its content for an "
-            "earlier release, but it no longer does for the file as it is now. Nothing was released and no budget "
-            "was spent: release it again."
+            f"{source.name} changed while it was being released, so what {ledger.where} recorded of it no longer "
+            "applies. Nothing was released and no budget was spent: release it again."
         )
     return recorded
 
@@ -346,12 +351,13 @@ def _recorded_content_fingerprint(ledger: Ledger, source: FileSource) -> str:
 def charged_release(
     table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None,
     events: list[MechanismEvent], cost: Guarantee, compute: Callable[[], tuple[str | None, tuple[ReleasedStatistic, ...]]],
-    before_charge: Callable[[], None] | None = None,
+    before_charge: Callable[[], None] | None = None, read_as: dict[str, Any] | None = None,
 ) -> Release:
     """The ledger's part of every release (statistics, bounds help, categories from the data): recognise the data,
     refuse what the ledger would refuse before anything is read, then ``compute`` the noisy statistics (and the
     table's content fingerprint), charge them, and only then return them. ``events`` and ``cost`` are what they
-    spend, known from public inputs alone."""
+    spend, known from public inputs alone. ``read_as``: how an engine read the file (``FileSource.read_as``),
+    recorded with its fingerprints."""
     name = plan.dataset.name
     check_unchanged(table)
     fingerprint = ledger.fingerprint(table.source) if Path(table.source).is_file() else None
@@ -400,7 +406,7 @@ def charged_release(
     # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
     # another process may have registered or spent this dataset since the checks above
     entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
-                          content_fingerprint, table.read_as if isinstance(table, FileSource) else None)
+                          content_fingerprint, read_as)
     before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {
