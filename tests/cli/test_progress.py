@@ -78,6 +78,35 @@ def test_a_stage_begun_early_is_said_once_the_command_has_taken_longer_than_the_
     assert later == [] and log.getvalue() == "Computing the statistics…\n"
 
 
+def test_an_interlude_within_a_stage_shows_its_fraction_and_the_stage_is_said_again_after_it():
+    """The data file read again to recognise it, in the middle of computing the statistics, twice."""
+    clock, log = _Clock(), io.StringIO()
+    shown = CommandProgress(log, delay=2.0, clock=clock)
+    clock.now = 3.0
+    shown.waiting("Computing the statistics")
+    reading = shown.interlude("Reading big.csv again", then="Computing the statistics")
+    for step in range(0, 101, 25):
+        reading(step / 100)
+    reading(0.5)  # read once more later on
+    reading(1.0)
+    shown.finish()
+    assert log.getvalue().splitlines() == [
+        "Computing the statistics…", *[f"Reading big.csv again: {p}%" for p in (0, 20, 50, 70, 100)],
+        "Computing the statistics…", "Reading big.csv again: 50%", "Reading big.csv again: 100%",
+        "Computing the statistics…",
+    ]
+
+
+def test_an_interlude_of_the_current_stage_gives_it_its_fraction():
+    clock, terminal = _Clock(), _Terminal()
+    shown = CommandProgress(terminal, delay=2.0, clock=clock)
+    clock.now = 3.0
+    shown.waiting("Looking big.csv up")
+    shown.interlude("Looking big.csv up")(0.5)
+    shown.finish()
+    assert terminal.getvalue() == "\rLooking big.csv up…\033[K\rLooking big.csv up:  50%\033[K\n"
+
+
 @pytest.mark.parametrize("engine", ["memory", "out-of-core"])
 def test_a_release_shows_its_stages_on_standard_error_only(engine, sample_path, sample_plan_path, tmp_path, capsys,
                                                            monkeypatch):
@@ -88,5 +117,22 @@ def test_a_release_shows_its_stages_on_standard_error_only(engine, sample_path, 
     assert "Reading the data file: 100%" in printed.err
     assert "Checking the public categories against the file…" in printed.err
     assert "Computing the statistics, adding the noise and charging the ledger…" in printed.err
+    # the file's bytes read again for its fingerprint, shown with their fraction, then the release's stage again
+    err = printed.err.splitlines()
+    again = err.index("Reading the data file again to recognise it: 100%")
+    assert err[again + 1] == "Computing the statistics, adding the noise and charging the ledger…"
     assert "Reading" not in printed.out.replace("Reading the data file out of core", "")
     assert "Total: ε" in printed.out
+
+
+def test_a_release_of_a_file_the_ledger_knows_shows_the_look_up_and_the_reading_again(sample_path, sample_plan_path,
+                                                                                        tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(releases, "CommandProgress", functools.partial(CommandProgress, delay=0.0))
+    ledger = tmp_path / "ledger.sqlite"
+    for _ in range(2):
+        assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--out", str(tmp_path / "out"),
+                     "--engine", "out-of-core", "--ledger", str(ledger), *BUDGET]) == 0
+        printed = capsys.readouterr()
+    err = printed.err.splitlines()
+    assert err.index("Looking the data file up in the ledger: 100%") < err.index("Reading the data file: 100%")
+    assert "Reading the data file again to recognise it: 100%" in err  # after the engine, before the noise

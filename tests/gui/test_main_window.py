@@ -797,6 +797,46 @@ def test_an_out_of_core_file_released_again_is_not_hashed_again(qtbot, window, s
     assert first["content_fingerprint"] == second["content_fingerprint"]
 
 
+def test_looking_a_file_up_in_the_ledger_shows_its_reading_and_can_be_cancelled(qtbot, window, sample_path,
+                                                                                sample_plan_path, private_ledger,
+                                                                                monkeypatch):
+    """A file of gigabytes takes seconds to hash before it is read out of core: the bar shows its bytes read, and
+    Cancel stops there, nothing spent."""
+    import threading
+
+    from workbench.core.release.ledger import Ledger as LedgerClass
+
+    page = _checked_out_of_core(qtbot, window, sample_path, sample_plan_path, monkeypatch)
+    page.confirm_and_release()
+    qtbot.waitUntil(lambda: page.result is not None and page.task is None, timeout=120_000)
+    page.result = None
+    real, started, go = LedgerClass.fingerprint, threading.Event(), threading.Event()
+
+    def slow(self, path, again=False, progress=None):
+        def heard(fraction):
+            started.set()
+            assert go.wait(60)
+            progress(fraction)  # the task's report: raises once cancelled
+        return real(self, path, again, heard if progress is not None else None)
+
+    monkeypatch.setattr(LedgerClass, "fingerprint", slow)
+    page.confirm_and_release()
+    task = page.task
+    assert started.wait(60)
+    page.cancel_release()
+    go.set()
+    qtbot.waitUntil(lambda: task.done and page.task is None, timeout=60_000)
+    assert "nothing was released and no budget was spent" in page.status.text()
+    assert Ledger(private_ledger).dataset(window.document.plan.dataset.name).releases == 1
+    monkeypatch.setattr(LedgerClass, "fingerprint", real)
+    reports: list[float] = []
+    monkeypatch.setattr(page, "_progress", reports.append)  # the bar's slot, connected as the task starts
+    page.confirm_and_release()
+    qtbot.waitUntil(lambda: page.result is not None and page.task is None, timeout=120_000)
+    assert Ledger(private_ledger).dataset(window.document.plan.dataset.name).releases == 2
+    assert reports.count(1.0) >= 3  # looked up, read by the engine, read again before the noise
+
+
 def test_a_background_category_check_that_fails_says_so_beside_ready(qtbot, window, sample_path, sample_plan_path,
                                                                      monkeypatch):
     """A check that could not read the whole file is not "no warnings": step 6 says it could not check, and why."""

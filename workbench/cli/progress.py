@@ -73,6 +73,23 @@ class CommandProgress:
         self._begin(words)
         self._write(f"{words}…")
 
+    def interlude(self, words: str, then: str | None = None) -> Callable[[float], None]:
+        """The callback of a stage ``words`` that may come within another (the data file read again to recognise
+        it, in the middle of the release), or give the stage begun as ``waiting(words)`` its fraction: it begins at
+        its first fraction unless it is the current stage, and once it is done ``then``, if given, is said again
+        (as ``waiting``). It may come several times, or never."""
+
+        def heard(fraction: float) -> None:
+            fraction = max(0.0, min(1.0, float(fraction)))
+            with self._lock:
+                if self._words != words:
+                    self._begin(words)
+                self._show(fraction)
+                if fraction >= 1.0 and then is not None:
+                    self.waiting(then)
+
+        return heard
+
     def finish(self) -> None:
         """End the progress line, so that what is printed next starts on a line of its own."""
         self._stop_waiting()

@@ -27,7 +27,9 @@ from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
-from workbench.core.release import Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, release
+from workbench.core.release import (
+    Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, engine_hashes_rows, release,
+)
 from workbench.core.release.ledger import default_ledger_location, is_server_url
 from workbench.core.release.postprocess import CLAMPED
 from workbench.core.report import (
@@ -159,15 +161,17 @@ def _ledger_before_reading(args: argparse.Namespace, source: FileSource,
                            shown: CommandProgress) -> tuple[Ledger | None, bool]:
     """The ledger, if it exists already, opened before the file is read; and whether the engine must hash every row
     of the file for its content fingerprint: not when the ledger records it for an earlier release of this very
-    file, read the same way (``Ledger.recorded_content_fingerprint``; most of the first pass is that hashing). The
-    file's bytes are then hashed here, once for the release too. A new ledger is not made before the release."""
+    file, read the same way (``engine_hashes_rows``; most of the first pass is that hashing). The file's bytes are
+    then hashed here, with their progress shown, once for the release too. A new ledger is not made before the
+    release."""
     where = args.ledger if args.ledger is not None else default_ledger_location()
     if not source.path.is_file() or not source.decided or not (is_server_url(where) or Path(where).is_file()):
         # a file Spark reads elsewhere (its bytes not hashed here) or decides how to read; or no ledger yet
         return None, True
-    shown.waiting("Looking the data file up in the ledger")
+    looking = "Looking the data file up in the ledger"
+    shown.waiting(looking)
     ledger = Ledger(where)
-    return ledger, ledger.recorded_content_fingerprint(source.path, source.read_as) is None
+    return ledger, engine_hashes_rows(ledger, source, shown.interlude(looking))
 
 
 def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: ReleasePlan, args: argparse.Namespace,
@@ -178,10 +182,12 @@ def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: Re
     ``ledger``: the one opened before the file was read (``_ledger_before_reading``), else ``--ledger``'s."""
     shown.waiting("Checking the public categories against the file")
     _refuse_on_category_warnings(data, plan, args, prepared)
-    shown.waiting("Computing the statistics, adding the noise and charging the ledger")
+    computing = "Computing the statistics, adding the noise and charging the ledger"
+    shown.waiting(computing)
     engine = data if isinstance(data, SqlData) else prepared.prepared if prepared is not None else None
     return release(source, plan, ledger if ledger is not None else Ledger(args.ledger), dataset_budget=dataset_budget(args),
-                   data=engine, progress=_synthetic_progress(plan, shown))
+                   data=engine, progress=_synthetic_progress(plan, shown),
+                   file_progress=shown.interlude("Reading the data file again to recognise it", then=computing))
 
 
 def _synthetic_progress(plan: ReleasePlan, shown: CommandProgress) -> Callable[[str], None] | None:

@@ -36,6 +36,7 @@ from workbench.core.release import (
     Release,
     Terms,
     check_categories,
+    engine_hashes_rows,
     release,
 )
 from workbench.core.report import error_words, released_number, reliability_words, write_report
@@ -325,16 +326,18 @@ class ReleasePage(QWidget):
                 if not synthetic:
                     task.commit()
                 return release(table, plan, ledger, dataset_budget=None if known else budget, progress=words,
-                               before_charge=task.commit if synthetic else None)
+                               before_charge=task.commit if synthetic else None, file_progress=task.report)
             # the plan's encoding, as the command line reads it (the table shown was read in the same one)
             source = file_source(table.source, delimiter=table.delimiter, encoding=plan.dataset.encoding)
-            # a file this ledger recorded for an earlier release, unchanged: its rows are not hashed again
-            hashes = ledger.recorded_content_fingerprint(source.path, source.read_as) is None
+            # a file this ledger recorded for an earlier release, unchanged: its rows are not hashed again (its
+            # bytes are, with the bar showing them read, and Cancel stopping it)
+            hashes = engine_hashes_rows(ledger, source, task.report)
             with OutOfCoreData(source, plan.used_schema(), progress=task.report, hashes_content=hashes) as data:
                 if not synthetic:
                     task.commit()  # the file is read; from here the release is charged and shown, not stopped
                 return release(source, plan, ledger, dataset_budget=None if known else budget, data=data,
-                               progress=words, before_charge=task.commit if synthetic else None)
+                               progress=words, before_charge=task.commit if synthetic else None,
+                               file_progress=task.report)
 
         synthetic = self.has_synthetic()
 

@@ -16,12 +16,12 @@ from workbench.core.data.fingerprint import DIGEST_VERSION
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.schema import IdentifierColumn, PrivacyUnit, Schema
 from workbench.core.data.spark_engine import SparkData, spark_source
-from workbench.core.errors import DataFileError
+from workbench.core.errors import Cancelled, DataFileError
 from workbench.core.privacy import Guarantee
 from workbench.core.release.ledger import Ledger
 from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
-from workbench.core.release.run import release
+from workbench.core.release.run import engine_hashes_rows, release
 from workbench.core.statistics import statistic_from_json
 from workbench.core.statistics.counts import Count
 from workbench.core.statistics.moments import Mean
@@ -133,7 +133,7 @@ def _release(path: Path, ledger: Ledger, hashes: bool | None = None):
     ``hashes`` says)."""
     source = file_source(path)
     if hashes is None:
-        hashes = ledger.recorded_content_fingerprint(source.path, source.read_as) is None
+        hashes = engine_hashes_rows(ledger, source)
     with OutOfCoreData(source, row_level(), hashes_content=hashes) as data:
         return release(source, _plan(row_level()), ledger, dataset_budget=BUDGET, data=data)
 
@@ -261,3 +261,49 @@ def test_a_file_changed_after_its_fingerprint_is_hashed_again(tmp_path):
     path.write_text("x\n2\n")
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
     assert ledger.fingerprint(path) != before
+
+
+def test_the_bytes_read_for_the_fingerprint_are_heard_and_a_cancel_there_keeps_nothing(tmp_path):
+    """A file of gigabytes takes seconds to hash: its fraction is heard, and raising from it stops the reading,
+    nothing kept of a hash not finished."""
+    path = tmp_path / "a.csv"
+    path.write_bytes(b"x\n" + b"1\n" * ((3 << 20) - 1))  # 6 MiB: six blocks
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    heard: list[float] = []
+
+    def stop_halfway(fraction: float) -> None:
+        heard.append(fraction)
+        if fraction >= 0.5:
+            raise Cancelled("stopped")
+
+    with pytest.raises(Cancelled):
+        ledger.fingerprint(path, progress=stop_halfway)
+    assert heard == pytest.approx([1 / 6, 2 / 6, 3 / 6], rel=1e-3)
+    heard.clear()
+    whole = ledger.fingerprint(path, progress=heard.append)  # read whole: nothing was kept of the stopped one
+    assert heard[-1] == 1.0 and heard == sorted(heard) and len(heard) == 6
+    assert ledger.fingerprint(path, progress=heard.append) == whole and len(heard) == 6  # kept: not read again
+
+
+def test_a_release_hears_its_file_read_and_spends_nothing_when_stopped_there(tmp_path, files):
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _release(files["csv"], ledger)
+    source = file_source(files["csv"])
+    heard: list[float] = []
+    assert not engine_hashes_rows(Ledger(ledger.path), source, heard.append)
+    assert heard[-1] == 1.0  # a fresh process reads the bytes to look them up
+    entries = len(ledger.entries())
+
+    def stopped(fraction: float) -> None:
+        raise Cancelled("stopped")
+
+    fresh = Ledger(ledger.path)
+    assert not engine_hashes_rows(fresh, source)
+    with OutOfCoreData(source, row_level(), hashes_content=False) as data:
+        with pytest.raises(Cancelled):  # the bytes read again after the engine, before any noise
+            release(source, _plan(row_level()), fresh, data=data, file_progress=stopped)
+    with OutOfCoreData(file_source(files["parquet"]), row_level()) as data:
+        with pytest.raises(Cancelled):  # another file's bytes, read before anything else
+            release(file_source(files["parquet"]), _plan(row_level()), Ledger(ledger.path), data=data,
+                    file_progress=stopped)
+    assert len(Ledger(ledger.path).entries()) == entries

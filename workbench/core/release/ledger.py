@@ -309,11 +309,13 @@ class Ledger(ABC):
         tx.insert(entry)
         return entry
 
-    def fingerprint(self, path: str | Path, again: bool = False) -> str:
+    def fingerprint(self, path: str | Path, again: bool = False,
+                    progress: Callable[[float], None] | None = None) -> str:
         """Keyed hash of a data file's bytes: recognises the file, reveals nothing without the key. The last file's
         is kept while its size, modification and change times and file number are those it was hashed with: a
         release that looks up what the ledger knows of the file before reading it (``recorded_content_fingerprint``)
-        reads its bytes once for both. ``again``: read them again whatever is kept."""
+        reads its bytes once for both. ``again``: read them again whatever is kept. ``progress`` hears the fraction
+        of the bytes read (several seconds for a file of gigabytes); raising from it (``Cancelled``) stops."""
         key = self._fingerprint_key()
         place = Path(path).resolve()
         state = _stat_key(place)
@@ -321,25 +323,31 @@ class Ledger(ABC):
         if not again and known is not None and known[:3] == (key, place, state):
             return known[3]
         digest = hmac.new(key, digestmod=hashlib.sha256)
+        size, done = max(state[0], 1), 0
         with place.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
+                done += len(block)
+                if progress is not None:
+                    progress(min(done / size, 1.0))
         fingerprint = digest.hexdigest()
         if _stat_key(place) == state:  # not kept for a file that changed while it was read
             self._last_file = (key, place, state, fingerprint)
         return fingerprint
 
-    def recorded_content_fingerprint(self, path: str | Path, read_as: dict[str, Any]) -> str | None:
-        """The content fingerprint this ledger recorded for a release of this very file (its bytes: ``fingerprint``)
-        read the same way (``read_as``: ``FileSource.read_as``), the newest if several: what hashing every row of
-        the file again would give, so an engine need not (``SqlData.hashes_content``). None if no release records
-        one; the file is then not read, and a ledger without a key is given none."""
+    def recorded_content_fingerprint(self, path: str | Path, read_as: dict[str, Any],
+                                     progress: Callable[[float], None] | None = None) -> str | None:
+        """The content fingerprint this ledger recorded for a release of this very file (its bytes: ``fingerprint``,
+        whose ``progress`` hears them read) read the same way (``read_as``: ``FileSource.read_as``), the newest if
+        several: what hashing every row of the file again would give, so an engine need not
+        (``SqlData.hashes_content``). None if no release records one; the file is then not read, and a ledger
+        without a key is given none."""
         with self._read() as tx:
             recorded = [e for e in tx.entries(None) if e.kind == "release" and e.data.get("read_as") == read_as
                         and e.data.get("fingerprint") and e.data.get("content_fingerprint")]
         if not recorded:
             return None
-        fingerprint = self.fingerprint(path)
+        fingerprint = self.fingerprint(path, progress=progress)
         same = [e for e in recorded if e.data["fingerprint"] == fingerprint]
         return same[-1].data["content_fingerprint"] if same else None
 

@@ -290,7 +290,8 @@ def _release_synthetic(planned: PlannedSynthetic, data: Engine, plan: ReleasePla
 
 def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None,
             data: "Engine | Callable[[], Engine] | None" = None, progress: Callable[[str], None] | None = None,
-            before_charge: Callable[[], None] | None = None) -> Release:
+            before_charge: Callable[[], None] | None = None,
+            file_progress: Callable[[float], None] | None = None) -> Release:
     """Release every statistic of ``plan`` on ``table``, charged to ``ledger`` before it is returned.
 
     The dataset is the plan's dataset name; a dataset the ledger does not know yet is
@@ -302,6 +303,8 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
     ledger's refusals where ``prepare`` would be.
     ``progress`` hears what a long step is doing (a synthetic table's fit); ``before_charge`` is called once the
     values are computed, before the ledger is charged: it may raise ``Cancelled``, and then nothing is spent.
+    ``file_progress`` hears the fraction of the file's bytes read to recognise it (``Ledger.fingerprint``: before the
+    statistics, unless read for ``engine_hashes_rows`` already; and again after an engine that did not hash its rows).
     """
     plan.validate()
 
@@ -312,7 +315,7 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             if data.hashes_content:
                 content = ledger.content_fingerprint_of(data.content_digest())
             else:  # opened without hashing the rows, where the ledger records this file's: before any noise
-                content = _recorded_content_fingerprint(ledger, data.source)
+                content = _recorded_content_fingerprint(ledger, data.source, file_progress)
             return content, _released_statistics(plan, None, data, progress)
         if table.pending_digest is not None:  # every column hashed as the file was read (``load_table(columns=)``)
             released = _released_statistics(plan, table, data, progress)
@@ -329,16 +332,26 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
     # how the engine read the file (a Spark source's undeclared encoding and delimiter are decided as it opens it)
     read_as = data.source.read_as if isinstance(table, FileSource) and isinstance(data, SqlData) else None
     return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
-                           before_charge, read_as)
+                           before_charge, read_as, file_progress)
 
 
-def _recorded_content_fingerprint(ledger: Ledger, source: FileSource) -> str:
+def engine_hashes_rows(ledger: Ledger, source: FileSource, progress: Callable[[float], None] | None = None) -> bool:
+    """Whether an engine reading ``source`` must hash every row of it for the content fingerprint
+    (``SqlData.hashes_content``): not when ``ledger`` records one for an earlier release of these very bytes, read the
+    same way (``Ledger.recorded_content_fingerprint``, whose ``progress`` hears them read). Asked before the file is
+    read; the release reads the bytes again after the engine (``_recorded_content_fingerprint``)."""
+    return ledger.recorded_content_fingerprint(source.path, source.read_as, progress) is None
+
+
+def _recorded_content_fingerprint(ledger: Ledger, source: FileSource,
+                                  progress: Callable[[float], None] | None = None) -> str:
     """The content fingerprint the ledger records for ``source`` (its bytes, read the same way), for an engine that
-    did not hash its rows. Its bytes are read again now that the engine has read them: they must be those looked up
-    before (then kept by ``Ledger.fingerprint``), else the rows released are not the ones the record describes."""
+    did not hash its rows. Its bytes are read again now that the engine has read them (``progress`` hears them
+    read): they must be those looked up before (then kept by ``Ledger.fingerprint``), else the rows released are not
+    the ones the record describes."""
     before = ledger.fingerprint(source.path)
     recorded = None
-    if ledger.fingerprint(source.path, again=True) == before:
+    if ledger.fingerprint(source.path, again=True, progress=progress) == before:
         recorded = ledger.recorded_content_fingerprint(source.path, source.read_as)
     if recorded is None:
         raise DataFileError(
@@ -352,15 +365,16 @@ def charged_release(
     table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None,
     events: list[MechanismEvent], cost: Guarantee, compute: Callable[[], tuple[str | None, tuple[ReleasedStatistic, ...]]],
     before_charge: Callable[[], None] | None = None, read_as: dict[str, Any] | None = None,
+    file_progress: Callable[[float], None] | None = None,
 ) -> Release:
     """The ledger's part of every release (statistics, bounds help, categories from the data): recognise the data,
     refuse what the ledger would refuse before anything is read, then ``compute`` the noisy statistics (and the
     table's content fingerprint), charge them, and only then return them. ``events`` and ``cost`` are what they
     spend, known from public inputs alone. ``read_as``: how an engine read the file (``FileSource.read_as``),
-    recorded with its fingerprints."""
+    recorded with its fingerprints. ``file_progress`` hears the file's bytes read for its fingerprint."""
     name = plan.dataset.name
     check_unchanged(table)
-    fingerprint = ledger.fingerprint(table.source) if Path(table.source).is_file() else None
+    fingerprint = ledger.fingerprint(table.source, progress=file_progress) if Path(table.source).is_file() else None
     check_unchanged(table)  # the fingerprint is of the file the statistics are computed from
     terms = Terms.of(plan.schema)
     new_dataset = None
