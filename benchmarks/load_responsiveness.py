@@ -21,7 +21,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pandas as pd  # noqa: E402
 from PySide6.QtCore import QSettings, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from workbench.gui.app import application  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "sample" / "household_survey.csv"
 ROWS = 5_000_000
@@ -40,7 +40,7 @@ def main() -> None:
 
     from workbench.gui.main_window import MainWindow
 
-    app = QApplication([])
+    app = application()  # the collector in the GUI thread, as the app
     window = MainWindow()
     window.show()
     gaps: list[float] = []

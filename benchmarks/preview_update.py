@@ -53,11 +53,10 @@ def preview_plan(states: bool):
 def measure(moves: int = MOVES, states: bool = False) -> dict[str, float]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("DP_WORKBENCH_LEDGER", str(Path(tempfile.mkdtemp()) / "ledger.sqlite"))
-    from PySide6.QtWidgets import QApplication
-
+    from workbench.gui.app import application
     from workbench.gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([])
+    app = application()  # the collector in the GUI thread, as the app
     window = MainWindow()
     window.resize(1400, 900)
     window.show()

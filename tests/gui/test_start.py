@@ -11,13 +11,14 @@ HEAVY = ("pandas", "numpy", "opendp", "pyqtgraph", "pyarrow", "duckdb", "workben
 SYNTHESIZER = ("polars", "jax", "mbi", "workbench.core.synthetic.fit")  # imported when a synthetic table is released
 
 FIRST_PAINT = """
-import json, sys
+import gc, json, sys
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from workbench.gui.app import application
+from workbench.gui.collector import GuiThreadCollector
 from workbench.gui.main_window import AfterFirstPaint, MainWindow
 
 heavy = {heavy!r}
-app = QApplication(sys.argv[:1])
+app = application()  # as the app makes it (app.main)
 window = MainWindow()
 window.show()
 seen = {{}}
@@ -26,6 +27,7 @@ def ready():
     seen["ready"] = sorted(name for name in heavy if name in sys.modules)
     seen["tabs"] = [type(window.tabs.widget(i)).__name__ for i in range(window.tabs.count())]
     seen["title"] = window.windowTitle()
+    seen["collected_in_the_gui_thread"] = len(app.findChildren(GuiThreadCollector)) == 1 and not gc.isenabled()
     print(json.dumps(seen))
     app.quit()
 
@@ -50,6 +52,7 @@ def test_the_window_is_painted_before_pandas_opendp_and_pyqtgraph_load_and_built
     assert not set(seen["ready"]) & set(SYNTHESIZER)  # Polars, Private-PGM and JAX would add seconds to the start
     assert seen["tabs"] == ["DataPage", "UnitPage", "ColumnsPage", "StatisticsPage", "PreviewPage", "ReleasePage"]
     assert seen["title"].startswith("Unnamed dataset — DP Workbench")  # the document's, once built
+    assert seen["collected_in_the_gui_thread"]  # as the app: never in a worker thread (collector.py)
 
 
 def test_quit_when_shown_prints_when_the_window_is_shown_and_when_its_steps_are_ready():

@@ -6,7 +6,10 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,15 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_text())
         return 0
 
-    from PySide6.QtWidgets import QApplication
-
-    from workbench.gui.collector import GuiThreadCollector
     from workbench.gui.main_window import AfterFirstPaint, MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("DP Workbench")
-    app.setOrganizationName("DP Workbench")
-    GuiThreadCollector.install(app)  # Qt's objects are collected in this thread, never in a release's (collector.py)
+    app = application()
     window = MainWindow()
     window.show()
     AfterFirstPaint(window, _sweep_leftovers)  # after the first paint: the engine's module loads the data libraries
@@ -56,6 +53,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         AfterFirstPaint(window, lambda: _open_at_start(window, args))  # the window first, then the files
     _quit_on_termination(app)
     return app.exec()
+
+
+def application() -> "QApplication":
+    """The application as the app makes it, or the one made already: its names, and Python's garbage collected in
+    this, the GUI thread (``collector``), never in a release's worker, where destroying a widget could hang the app.
+    Scripts that drive the real window (docs/images, benchmarks) make theirs here too."""
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.gui.collector import GuiThreadCollector
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("DP Workbench")
+    app.setOrganizationName("DP Workbench")
+    GuiThreadCollector.install(app)
+    return app
 
 
 def _quit_on_termination(app) -> None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication
+from workbench.gui.app import application
 
 from workbench.gui import smoke
 from workbench.gui.main_window import MainWindow
@@ -31,7 +31,7 @@ def dark_palette() -> QPalette:
 
 def main() -> None:
     out = Path(sys.argv[1])
-    app = QApplication(sys.argv[:1])
+    app = application()  # the collector in the GUI thread, as the app
     app.setStyle("Fusion")
     app.setPalette(dark_palette())
     font = app.font()

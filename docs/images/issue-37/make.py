@@ -13,9 +13,9 @@ from pathlib import Path
 os.environ["DP_WORKBENCH_LEDGER"] = str(Path(tempfile.mkdtemp()) / "ledger.sqlite")
 os.environ["DP_WORKBENCH_KEYS"] = tempfile.mkdtemp()
 from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
+from workbench.gui.app import application
 
-app = QApplication([])
+app = application()  # the collector in the GUI thread, as the app
 from workbench.core.data import load_table
 from workbench.gui.main_window import MainWindow
 

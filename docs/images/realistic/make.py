@@ -48,9 +48,9 @@ plan = replace(plan, schema=schema, statistics=stats, total=Budget(2.0),
 plan_path = data.with_suffix(".plan.json"); plan.save(plan_path)
 
 from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
+from workbench.gui.app import application
 
-app = QApplication([])
+app = application()  # the collector in the GUI thread, as the app
 from workbench.gui.main_window import MainWindow
 
 

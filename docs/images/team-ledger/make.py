@@ -52,10 +52,11 @@ try:
     release(load_table(SAMPLE), plan, Ledger(server.url(database, "alice")))
 
     from PySide6.QtCore import QEventLoop, QSettings, QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QMessageBox
+    from workbench.gui.app import application
 
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(scratch / "settings"))
-    app = QApplication([])
+    app = application()  # the collector in the GUI thread, as the app
     from workbench.gui.ledger_setting import LedgerSettingsDialog, choose
     from workbench.gui.main_window import MainWindow
 
