@@ -93,3 +93,27 @@ def test_a_spark_source_is_looked_up_only_once_its_reading_is_declared(sample_pa
         assert opened is not None and hashes  # looked up: nothing recorded yet
     finally:
         shown.finish()
+
+
+def test_a_file_released_in_memory_again_is_not_hashed_again(sample_path, sample_plan_path, tmp_path, monkeypatch,
+                                                             capsys):
+    """In memory as out of core: the second release of the file looks it up in the ledger before reading it, reads
+    it without hashing every column, and records the same content fingerprint, as the out-of-core one did."""
+    from workbench.core.data import digest_stream
+
+    streams: list[int] = []
+    real_init = digest_stream.DigestStream.__init__
+
+    def init(self, *args, **kwargs):
+        streams.append(1)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(digest_stream.DigestStream, "__init__", init)
+    ledger = tmp_path / "ledger.sqlite"
+    for engine, out in (("memory", "a"), ("memory", "b"), ("out-of-core", "c"), ("memory", "d")):
+        assert main(["release", str(sample_path), "--plan", str(sample_plan_path), "--engine", engine, "--out",
+                     str(tmp_path / out), "--ledger", str(ledger), "--dataset-budget", "5", "1e-6"]) == 0
+    assert streams == [1]  # the first release alone hashed the rows
+    recorded = [(e.data["fingerprint"], e.data["content_fingerprint"], e.data["read_as"])
+                for e in Ledger(ledger).entries() if e.kind == "release"]
+    assert len(recorded) == 4 and len(set(map(str, recorded))) == 1

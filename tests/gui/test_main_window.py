@@ -828,13 +828,35 @@ def test_looking_a_file_up_in_the_ledger_shows_its_reading_and_can_be_cancelled(
     qtbot.waitUntil(lambda: task.done and page.task is None, timeout=60_000)
     assert "nothing was released and no budget was spent" in page.status.text()
     assert Ledger(private_ledger).dataset(window.document.plan.dataset.name).releases == 1
-    monkeypatch.setattr(LedgerClass, "fingerprint", real)
+    read: list[tuple[bool, float]] = []  # each reading of the bytes with a progress: again?, its last fraction
+
+    def heard(self, path, again=False, progress=None):
+        def report(fraction):
+            read.append((again, fraction))
+            progress(fraction)
+        return real(self, path, again, report if progress is not None else None)
+
+    monkeypatch.setattr(LedgerClass, "fingerprint", heard)
     reports: list[float] = []
     monkeypatch.setattr(page, "_progress", reports.append)  # the bar's slot, connected as the task starts
     page.confirm_and_release()
     qtbot.waitUntil(lambda: page.result is not None and page.task is None, timeout=120_000)
     assert Ledger(private_ledger).dataset(window.document.plan.dataset.name).releases == 2
-    assert reports.count(1.0) >= 3  # looked up, read by the engine, read again before the noise
+    # looked up before the engine, read again after it, each to its end
+    assert [again for again, fraction in read if fraction == 1.0] == [False, True] and read[0][0] is False
+    assert reports.count(1.0) >= 2
+
+
+def test_a_task_reports_every_pass_over_a_file():
+    """A release reads its file more than once (looked up in the ledger, read out of core, read again): a pass that
+    begins after another has ended is reported, not taken for a step back."""
+    from workbench.gui.workers import Task
+
+    task, shown = Task(lambda: None), []
+    task.progress.connect(shown.append)
+    for fraction in (0.5, 1.0, 0.001, 0.002, 0.5, 1.0):
+        task.report(fraction)
+    assert shown == [0.5, 1.0, 0.001, 0.5, 1.0]
 
 
 def test_a_background_category_check_that_fails_says_so_beside_ready(qtbot, window, sample_path, sample_plan_path,

@@ -26,12 +26,12 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None,
          plan: ReleasePlan | None = None, columns: Collection[str] | None = None,
-         prepare: BlockPreparer | None = None) -> Table:
+         prepare: BlockPreparer | None = None, hashes_content: bool = True) -> Table:
     """The data file as a release reads it: a text file in the encoding declared (``declared_encoding``).
-    ``columns``: keep only these, every column hashed as the file is read (``load_table``); ``prepare``: a text
-    file's prepared as it is read, their text not kept."""
+    ``columns``: keep only these, every column hashed as the file is read unless not ``hashes_content``
+    (``load_table``); ``prepare``: a text file's prepared as it is read, their text not kept."""
     return load_table(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan), sheet=args.sheet,
-                      progress=progress, columns=columns, prepare=prepare)
+                      progress=progress, columns=columns, prepare=prepare, hashes_content=hashes_content)
 
 
 def declared_encoding(args: argparse.Namespace, plan: ReleasePlan | None = None) -> str | None:

@@ -24,7 +24,8 @@ def _timer(seconds: float, call: Callable[[], None]) -> Callable[[], None]:
 class CommandProgress:
     """The progress of one command's stages. ``stage(words)`` gives the callback that hears a stage's fraction
     (0 to 1); ``waiting(words)`` says a stage without a fraction has begun; ``announce(words)`` says so at once;
-    ``finish()`` ends the line."""
+    ``interlude(words, then)`` gives the callback of a stage that may come within another; ``finish()`` ends the
+    line."""
 
     def __init__(self, stream: TextIO | None = None, delay: float = 2.0, clock: Clock = time.monotonic,
                  schedule: Schedule = _timer) -> None:

@@ -22,7 +22,7 @@ from workbench.cli.output import print_table, say, shortened
 from workbench.cli.progress import CommandProgress
 from workbench.core.data import OTHER_BIN, Table
 from workbench.core.data.engines import EngineChoice, choose_engine
-from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.out_of_core import OUT_OF_CORE_SUFFIXES, OutOfCoreData, file_source
 from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
@@ -133,11 +133,16 @@ def _release(args: argparse.Namespace) -> int:
             # text file's are prepared as they are read under a row-level unit, their text let go block by block
             schema = plan.used_schema()
             preparing = BlockPreparer(schema, args.data.name) if BlockPreparer.streams(schema) else None
+            ledger, hashes = None, True  # a CSV, TSV or Parquet file the ledger records is not hashed again
+            if args.data.suffix.lower() in OUT_OF_CORE_SUFFIXES and _existing_ledger(args) is not None:
+                source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
+                ledger, hashes = _ledger_before_reading(args, source, shown)
             table = load(args, progress=shown.stage("Reading the data file"), plan=plan,
-                         columns=[spec.name for spec in schema.columns], prepare=preparing)
+                         columns=[spec.name for spec in schema.columns], prepare=preparing, hashes_content=hashes)
             label_maps = dict(table.label_maps)
             result = _checked_release(table, table, plan, args, shown,
-                                      preparing if preparing is not None and preparing.streamed else None)
+                                      preparing if preparing is not None and preparing.streamed else None,
+                                      ledger=ledger)
     finally:
         shown.finish()  # also when the release stops: no stage is said after the command ends
         if table is not None:  # a refusal or Ctrl-C: the hashing nothing will use is stopped, not waited for
@@ -164,14 +169,20 @@ def _ledger_before_reading(args: argparse.Namespace, source: FileSource,
     file, read the same way (``engine_hashes_rows``; most of the first pass is that hashing). The file's bytes are
     then hashed here, with their progress shown, once for the release too. A new ledger is not made before the
     release."""
-    where = args.ledger if args.ledger is not None else default_ledger_location()
-    if not source.path.is_file() or not source.decided or not (is_server_url(where) or Path(where).is_file()):
-        # a file Spark reads elsewhere (its bytes not hashed here) or decides how to read; or no ledger yet
+    where = _existing_ledger(args)
+    if where is None or not source.path.is_file() or not source.decided:
+        # no ledger yet; or a file Spark reads elsewhere (its bytes not hashed here) or decides how to read
         return None, True
     looking = "Looking the data file up in the ledger"
     shown.waiting(looking)
     ledger = Ledger(where)
     return ledger, engine_hashes_rows(ledger, source, shown.interlude(looking))
+
+
+def _existing_ledger(args: argparse.Namespace) -> str | None:
+    """Where the release's ledger is (``--ledger``, else the default), if it exists already: a release makes it."""
+    where = args.ledger if args.ledger is not None else default_ledger_location()
+    return where if is_server_url(where) or Path(where).is_file() else None
 
 
 def _checked_release(data: Table | SqlData, source: Table | FileSource, plan: ReleasePlan, args: argparse.Namespace,

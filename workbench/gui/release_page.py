@@ -361,6 +361,11 @@ class ReleasePage(QWidget):
         task.start()
 
     def _progress(self, fraction: float) -> None:
+        """A pass over the file (looked up in the ledger, read out of core, read again to recognise it) measured;
+        between passes, and while the statistics are computed after the last, the bar is busy again."""
+        if fraction >= 1.0:
+            self.busy.setRange(0, 0)
+            return
         show_fraction(self.busy, fraction, "of the file read")
 
     def _said(self, words: str) -> None:

@@ -70,7 +70,9 @@ class Task(QObject):
         """Called by the function, on the worker thread: passes progress on, and stops a cancelled task."""
         if self.cancelled:
             raise Cancelled("Stopped at your request; nothing changed.")
-        if fraction - self._reported >= 0.005 or fraction >= 1.0:  # at most 200 repaints
+        # at most 200 repaints a pass; a fraction below the last begins another pass over the file (a release reads
+        # it to look it up in the ledger, then out of core, then again to recognise it)
+        if fraction - self._reported >= 0.005 or fraction >= 1.0 or fraction < self._reported:
             self._reported = fraction
             self.progress.emit(fraction)
 

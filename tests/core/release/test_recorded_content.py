@@ -9,11 +9,15 @@ import dataclasses
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from engine_tables import STATISTICS, schema, survey_files
 
 from workbench.core.data.fingerprint import DIGEST_VERSION
+from workbench.core.data import prepare
+from workbench.core.data.io import load_table
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.data.schema import IdentifierColumn, PrivacyUnit, Schema
 from workbench.core.data.spark_engine import SparkData, spark_source
 from workbench.core.errors import Cancelled, DataFileError
@@ -283,27 +287,197 @@ def test_the_bytes_read_for_the_fingerprint_are_heard_and_a_cancel_there_keeps_n
     whole = ledger.fingerprint(path, progress=heard.append)  # read whole: nothing was kept of the stopped one
     assert heard[-1] == 1.0 and heard == sorted(heard) and len(heard) == 6
     assert ledger.fingerprint(path, progress=heard.append) == whole and len(heard) == 6  # kept: not read again
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    heard.clear()
+    ledger.fingerprint(empty, progress=heard.append)
+    assert heard == [1.0]  # an empty file is done too
 
 
-def test_a_release_hears_its_file_read_and_spends_nothing_when_stopped_there(tmp_path, files):
+def test_a_release_hears_its_file_read_and_spends_nothing_when_stopped_there(tmp_path, files, monkeypatch):
     ledger = Ledger(tmp_path / "ledger.sqlite")
     _release(files["csv"], ledger)
     source = file_source(files["csv"])
     heard: list[float] = []
     assert not engine_hashes_rows(Ledger(ledger.path), source, heard.append)
-    assert heard[-1] == 1.0  # a fresh process reads the bytes to look them up
+    assert heard[-1] == 1.0  # a new Ledger keeps no hash (as in a new process): it reads the bytes to look them up
     entries = len(ledger.entries())
+    stopped_in: list[bool] = []  # each read stopped: whether it was the read again after the engine
+    real = Ledger.fingerprint
 
-    def stopped(fraction: float) -> None:
-        raise Cancelled("stopped")
+    def fingerprint(self, path, again=False, progress=None):
+        def stop(fraction: float) -> None:
+            stopped_in.append(again)
+            raise Cancelled("stopped")
 
+        return real(self, path, again, stop if progress is not None else None)
+
+    monkeypatch.setattr(Ledger, "fingerprint", fingerprint)
     fresh = Ledger(ledger.path)
-    assert not engine_hashes_rows(fresh, source)
+    assert not engine_hashes_rows(fresh, source)  # no progress: nothing stopped
+    drawn = []
+    import workbench.core.release.run as run
+
+    released = run._released_statistics
+    monkeypatch.setattr(run, "_released_statistics", lambda *a, **k: drawn.append(1) or released(*a, **k))
     with OutOfCoreData(source, row_level(), hashes_content=False) as data:
-        with pytest.raises(Cancelled):  # the bytes read again after the engine, before any noise
-            release(source, _plan(row_level()), fresh, data=data, file_progress=stopped)
+        with pytest.raises(Cancelled):
+            release(source, _plan(row_level()), fresh, data=data, file_progress=lambda fraction: None)
+    assert stopped_in == [True] and not drawn  # the bytes read again after the engine, before any noise
     with OutOfCoreData(file_source(files["parquet"]), row_level()) as data:
-        with pytest.raises(Cancelled):  # another file's bytes, read before anything else
+        with pytest.raises(Cancelled):
             release(file_source(files["parquet"]), _plan(row_level()), Ledger(ledger.path), data=data,
-                    file_progress=stopped)
+                    file_progress=lambda fraction: None)
+    assert stopped_in == [True, False] and not drawn  # another file's bytes, read before anything else
     assert len(Ledger(ledger.path).entries()) == entries
+
+
+# ---------------------------------------------------------------- the in-memory engine
+
+def _memory_release(path: Path, ledger: Ledger, hashes: bool | None = None, plan_schema: Schema | None = None):
+    """A release of the file in memory as the command line makes it: the plan's columns kept (prepared as they are
+    read under a row-level unit), every column hashed as the file is read unless the ledger records it."""
+    plan = _plan(plan_schema or row_level())
+    used = plan.used_schema()
+    if hashes is None:
+        hashes = engine_hashes_rows(ledger, file_source(path))
+    preparing = BlockPreparer(used, path.name) if BlockPreparer.streams(used) else None
+    table = load_table(path, columns=[c.name for c in used.columns], prepare=preparing, hashes_content=hashes)
+    data = preparing.prepared if preparing is not None and preparing.streamed else None
+    return table, release(table, plan, ledger, dataset_budget=BUDGET, data=data)
+
+
+def _exact(path: Path, hashes: bool, plan_schema: Schema) -> list:
+    used = _plan(plan_schema).used_schema()
+    preparing = BlockPreparer(used, path.name) if BlockPreparer.streams(used) else None
+    table = load_table(path, columns=[c.name for c in used.columns], prepare=preparing, hashes_content=hashes)
+    assert (table.pending_digest is not None) == hashes and table.hashes_content == hashes
+    data = preparing.prepared() if preparing is not None and preparing.streamed else prepare(table, used)
+    return [planned.statistic.exact(data) for planned in _plan(plan_schema).statistics]
+
+
+def _digest_streams(monkeypatch) -> list[int]:
+    """Every content digest the in-memory reading hashes from now on (a text file's stream, a whole frame's)."""
+    from workbench.core.data import digest_stream
+
+    made: list[int] = []
+    stream, whole = digest_stream.DigestStream.__init__, digest_stream.digest_in_background
+
+    def init(self, *args, **kwargs):
+        made.append(1)
+        stream(self, *args, **kwargs)
+
+    monkeypatch.setattr(digest_stream.DigestStream, "__init__", init)
+    monkeypatch.setattr(digest_stream, "digest_in_background", lambda frame: made.append(1) or whole(frame))
+    hashed = Ledger.content_fingerprint
+    monkeypatch.setattr(Ledger, "content_fingerprint", lambda self, *a, **k: made.append(1) or hashed(self, *a, **k))
+    return made
+
+
+@pytest.mark.parametrize("unit", ["person", "row"])
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_the_in_memory_engine_answers_alike_without_hashing(files, kind, unit):
+    plan_schema = schema() if unit == "person" else row_level()
+    assert _exact(files[kind], False, plan_schema) == _exact(files[kind], True, plan_schema)
+
+
+@pytest.mark.parametrize("unit", ["person", "row"])
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_a_file_released_in_memory_again_is_not_hashed_again_and_records_the_same(tmp_path, files, kind, unit,
+                                                                                   monkeypatch):
+    plan_schema = schema() if unit == "person" else row_level()
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    made = _digest_streams(monkeypatch)
+    _memory_release(files[kind], ledger, plan_schema=plan_schema)
+    assert made
+    made.clear()
+    table, _ = _memory_release(files[kind], Ledger(ledger.path), plan_schema=plan_schema)  # a process of its own
+    assert not made and not table.hashes_content
+    first, second = _recorded(ledger)
+    assert first == second and first[2] == file_source(files[kind]).read_as
+
+
+def test_the_engines_take_each_others_recorded_fingerprint(tmp_path, files, monkeypatch):
+    """Out of core first, then in memory; in memory first, then out of core: the same bytes read the same way, the
+    same content fingerprint, hashed once."""
+    for first, second in (("out", "memory"), ("memory", "out")):
+        ledger = Ledger(tmp_path / f"{first}.sqlite")
+        (_release if first == "out" else _memory_release)(files["csv"], ledger)
+        assert not engine_hashes_rows(Ledger(ledger.path), file_source(files["csv"]))
+        (_release if second == "out" else _memory_release)(files["csv"], Ledger(ledger.path))
+        recorded = _recorded(ledger)
+        assert len(recorded) == 2 and recorded[0] == recorded[1]
+
+
+def test_a_table_loaded_whole_is_not_hashed_at_a_release_of_a_file_the_ledger_records(tmp_path, files,
+                                                                                    monkeypatch):
+    """As the app releases a table it loaded whole at step 1."""
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    plan = _plan(row_level())
+    release(load_table(files["csv"]), plan, ledger, dataset_budget=BUDGET)
+    made = _digest_streams(monkeypatch)
+    release(load_table(files["csv"]), plan, Ledger(ledger.path))
+    assert not made
+    first, second = _recorded(ledger)
+    assert first == second
+
+
+def test_another_reading_of_the_same_bytes_is_hashed(tmp_path, files):
+    path = tmp_path / "survey.txt.csv"
+    path.write_bytes(files["csv"].read_bytes())
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _memory_release(path, ledger)
+    assert engine_hashes_rows(ledger, file_source(path, encoding="latin-1"))  # read otherwise: not recorded
+    assert not engine_hashes_rows(ledger, file_source(path, encoding="utf-8"))
+
+
+def test_a_file_changed_in_place_after_the_in_memory_look_up_is_refused_before_any_noise(tmp_path, files,
+                                                                                          monkeypatch):
+    path = tmp_path / "survey.csv"
+    path.write_bytes(files["csv"].read_bytes())
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _memory_release(path, ledger)
+    fresh = Ledger(ledger.path)
+    assert not engine_hashes_rows(fresh, file_source(path))
+    used = _plan(row_level()).used_schema()
+    preparing = BlockPreparer(used, path.name)
+    table = load_table(path, columns=[c.name for c in used.columns], prepare=preparing, hashes_content=False)
+    times, text = (path.stat().st_atime_ns, path.stat().st_mtime_ns), path.read_bytes()
+    last = text.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    path.write_bytes(text.replace(last, last.replace(b"1", b"2", 1)))  # one digit of the last row
+    os.utime(path, ns=times)
+    drawn = []
+    import workbench.core.release.run as run
+
+    released = run._released_statistics
+    monkeypatch.setattr(run, "_released_statistics", lambda *a, **k: drawn.append(1) or released(*a, **k))
+    with pytest.raises(DataFileError, match="changed while it was being released"):
+        release(table, _plan(row_level()), fresh, data=preparing.prepared)
+    assert not drawn and len(_recorded(ledger)) == 1
+
+
+@pytest.mark.parametrize("shape", ["utf-8", "bom", "tsv", "semicolon", "latin-1", "parquet"])
+def test_a_table_says_how_it_was_read_as_a_sql_engine_says_it(tmp_path, shape):
+    """The ledger keys a recorded content fingerprint by how the bytes were read: the in-memory reading and the SQL
+    engines must say it alike, or a file released by one would be hashed again by the other."""
+    frame = pd.DataFrame({"region": ["Nord", "Süd", "Ost"], "income": [1.5, 2.0, 3.25]})
+    encoding = "latin-1" if shape == "latin-1" else None
+    path = tmp_path / ("survey.parquet" if shape == "parquet" else "survey.tsv" if shape == "tsv" else "survey.csv")
+    if shape == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False, sep={"tsv": "\t", "semicolon": ";"}.get(shape, ","),
+                     encoding={"bom": "utf-8-sig", "latin-1": "latin-1"}.get(shape, "utf-8"))
+    expected = file_source(path, encoding=encoding).read_as
+    assert load_table(path, encoding=encoding).read_as == expected
+    assert load_table(path, encoding=encoding, columns=["income"], hashes_content=False).read_as == expected
+
+
+def test_a_format_no_sql_engine_reads_is_hashed_all_the_same(tmp_path):
+    import pyreadstat
+
+    path = tmp_path / "survey.sav"
+    pyreadstat.write_sav(pd.DataFrame({"region": [1.0, 2.0, 1.0], "income": [1.5, 2.0, 3.25]}), str(path))
+    table = load_table(path, columns=["income"], hashes_content=False)
+    assert table.read_as is None and table.hashes_content and table.pending_digest is not None
+    table.pending_digest.result()

@@ -53,6 +53,13 @@ if TYPE_CHECKING:
 # (``Ledger.recorded_content_fingerprint``) only under the definition it was made with
 DIGEST_VERSION = 1
 
+
+def reading_key(file_format: str, encoding: str | None, delimiter: str | None) -> dict[str, str | int | None]:
+    """How a file's bytes are read into a table and its content digested (its format, a text file's encoding and
+    delimiter, ``DIGEST_VERSION``): the same bytes read another way are another table. Every engine says it alike
+    (``FileSource.read_as``, ``Table.read_as``): the ledger keys a recorded content fingerprint by it."""
+    return {"format": file_format, "encoding": encoding, "delimiter": delimiter, "digest": DIGEST_VERSION}
+
 # each row's hash (md5 of its tokens) as two numbers, its first and last 16 hexadecimal digits: stored as numbers,
 # a row's hash takes 16 bytes where its 32 digits as text took three times that
 ROW_HASH = ("dp_row_hash_1", "dp_row_hash_2")

@@ -115,10 +115,25 @@ class Table:
     # marked, ``fingerprint.mark_narrowed``, and refused by ``content_digest``): the digest of every column's
     # content, hashed beside the reading
     pending_digest: "PendingDigest | None" = field(default=None, repr=False)
+    # False: narrowed to some columns without hashing its content (``load_table(hashes_content=False)``): a release
+    # takes the content fingerprint the ledger records for these bytes, read so (``read_as``)
+    hashes_content: bool = True
 
     @property
     def columns(self) -> tuple[str, ...]:
         return tuple(str(c) for c in self.frame.columns)
+
+    @property
+    def read_as(self) -> "dict[str, str | int | None] | None":
+        """How the file's bytes were read (``fingerprint.reading_key``), as a SQL engine reading them so says it
+        (``FileSource.read_as``); None for a format no SQL engine reads (Excel, SPSS, Stata, SAS), whose content
+        fingerprint the ledger is never asked for, or for a table not read whole from its file (a sample)."""
+        from workbench.core.data.fingerprint import reading_key
+
+        if self.sample_rows is not None or self.file_format not in ("text", "parquet"):
+            return None
+        text = self.file_format == "text"
+        return reading_key(self.file_format, self.encoding if text else None, self.delimiter if text else None)
 
     @property
     def narrowed(self) -> bool:
@@ -140,6 +155,7 @@ def load_table(
     progress: Progress | None = None,
     columns: Collection[str] | None = None,
     prepare: "PreparesBlocks | None" = None,
+    hashes_content: bool = True,
 ) -> Table:
     """Read ``path`` by its suffix; a text file in the encoding given (``GUESS``: guessed, to look at it), else
     as its byte-order mark says, else as UTF-8 (``text_encoding``), split by the delimiter given or its header's.
@@ -156,6 +172,10 @@ def load_table(
     ``prepare`` (with ``columns``, the columns its schema describes): a text file whose header holds every one of
     ``columns`` is prepared block by block as it is read (``prepare_stream``), and their text is not kept: the frame
     then holds their names and no row (``prepare.rows`` counts them). Another file is loaded as without it.
+
+    ``hashes_content=False`` (with ``columns``): nothing is hashed, where the ledger records the content
+    fingerprint of these very bytes read so (``Table.read_as``; ``run.engine_hashes_rows``), which a release then
+    takes (``Table.hashes_content``). Only for a CSV, TSV or Parquet file: any other is hashed all the same.
     """
     path = Path(path)
     if not path.exists():
@@ -169,7 +189,7 @@ def load_table(
         before = FileState.of(path)
         if suffix in TEXT_SUFFIXES:
             table = _load_text(path, delimiter or TEXT_SUFFIXES[suffix], encoding, delimiter, progress, keep=columns,
-                               prepare=prepare)
+                               prepare=prepare, hashes_content=hashes_content)
         else:
             table = _load_binary(path, OTHER_SUFFIXES[suffix], sheet)
         after = FileState.of(path)
@@ -189,8 +209,8 @@ def load_table(
     except BaseException:
         table.abandon_digest()
         raise
-    if columns is not None and table.pending_digest is None:
-        table = _narrowed(table, columns)
+    if columns is not None and table.pending_digest is None and table.hashes_content:
+        table = _narrowed(table, columns, hashes_content=hashes_content or table.read_as is None)
     return replace(table, state=before)
 
 
@@ -205,15 +225,17 @@ def _kept(names: list[str], columns: Collection[str]) -> list[int]:
     return places or [0]
 
 
-def _narrowed(table: Table, columns: Collection[str]) -> Table:
-    """A table loaded whole, narrowed to ``columns`` (``_kept``), the whole frame hashed in a thread beside."""
+def _narrowed(table: Table, columns: Collection[str], hashes_content: bool = True) -> Table:
+    """A table loaded whole, narrowed to ``columns`` (``_kept``), the whole frame hashed in a thread beside unless
+    ``hashes_content`` is False."""
     from workbench.core.data.digest_stream import digest_in_background
     from workbench.core.data.fingerprint import mark_narrowed
 
     kept = _kept(list(table.columns), columns)
-    hashed = digest_in_background(table.frame)
+    hashed = digest_in_background(table.frame) if hashes_content else None
     # by place: a label that is no text (an Excel header cell holding 2020) is not its name as text
-    return replace(table, frame=mark_narrowed(table.frame.iloc[:, kept]), pending_digest=hashed)
+    return replace(table, frame=mark_narrowed(table.frame.iloc[:, kept]), pending_digest=hashed,
+                   hashes_content=hashes_content)
 
 
 def _changed(path: Path) -> DataFileError:
@@ -509,6 +531,7 @@ class _WatchedFile(io.RawIOBase):
 def _load_text(
     path: Path, delimiter: str | None, encoding: str | None, explicit: str | None, progress: Progress | None = None,
     rows: int | None = None, keep: Collection[str] | None = None, prepare: "PreparesBlocks | None" = None,
+    hashes_content: bool = True,
 ) -> Table:
     with path.open("rb") as handle:
         sample = handle.read(_SNIFF_BYTES)
@@ -524,14 +547,14 @@ def _load_text(
         if keep is None:
             frame = read_table(open_file, text_format, path.name, rows).to_pandas()
         else:
-            frame, hashed = _read_kept(open_file, text_format, path.name, keep, prepare)
+            frame, hashed = _read_kept(open_file, text_format, path.name, keep, prepare, hashes_content)
     except FileNotFoundError:
         raise
     except OSError as exc:
         raise DataFileError(f"{path.name}: the file cannot be read ({first_line(exc)}).") from exc
     frame.columns = [str(name).strip() for name in frame.columns]
     return Table(frame=frame, source=path, file_format="text", encoding=encoding, delimiter=delimiter,
-                 pending_digest=hashed)
+                 pending_digest=hashed, hashes_content=hashed is not None or keep is None)
 
 
 # the most bytes of a text file prepared as it is read (every column) that wait to be hashed, and a part's: the
@@ -544,10 +567,12 @@ STREAMED_HASHING_THREADS = 2
 
 
 def _read_kept(open_file: Callable[[], BinaryIO], text_format: TextFormat, file_name: str,
-               columns: Collection[str], prepare: "PreparesBlocks | None" = None) -> "tuple[pd.DataFrame, PendingDigest]":
+               columns: Collection[str], prepare: "PreparesBlocks | None" = None,
+               hashes_content: bool = True) -> "tuple[pd.DataFrame, PendingDigest | None]":
     """The ``columns`` of a text file (``_kept``), marked narrowed, and the digest of all of its columns, hashed
-    block by block as the file is read (``digest_stream``). With ``prepare``, when the file holds every one of
-    ``columns``: each block of them prepared as it is read, the frame their names alone (no row)."""
+    block by block as the file is read (``digest_stream``; None, every block read and refused alike, unless
+    ``hashes_content``). With ``prepare``, when the file holds every one of ``columns``: each block of them
+    prepared as it is read, the frame their names alone (no row)."""
     from workbench.core.data.digest_stream import DigestStream
     from workbench.core.data.fingerprint import mark_narrowed
 
@@ -557,29 +582,37 @@ def _read_kept(open_file: Callable[[], BinaryIO], text_format: TextFormat, file_
     streamed = prepare is not None and len(kept) == len(set(columns)) and {stripped[i] for i in kept} == set(columns)
     # prepared as it is read, the kept text is let go once hashed: it waits to be hashed as the rest does, and the
     # reading waits sooner (``STREAMED_WAITING_BYTES``)
-    if streamed:
+    if not hashes_content:
+        hashing = None
+    elif streamed:
         hashing = DigestStream(stripped, (), part_bytes=STREAMED_WAITING_BYTES, waiting_bytes=STREAMED_WAITING_BYTES,
                                threads=STREAMED_HASHING_THREADS)
     else:
         hashing = DigestStream(stripped, kept)
+    hashed = hashing.add if hashing is not None else _unhashed
     try:
         if streamed:
             assert prepare is not None
             kept_names = [stripped[i] for i in kept]
 
             def each_block(block: "pa.RecordBatch") -> None:
-                hashing.add(block)
+                hashed(block)
                 prepare.add(block.select(kept), kept_names)
 
             read_columns(open_file, text_format, file_name, names, (), each_block)
             prepare.finish()
             frame = pd.DataFrame({name: pd.Series([], dtype="str") for name in kept_names})
         else:
-            frame = read_columns(open_file, text_format, file_name, names, kept, hashing.add).to_pandas()
+            frame = read_columns(open_file, text_format, file_name, names, kept, hashed).to_pandas()
     except BaseException:
-        hashing.abandon()
+        if hashing is not None:
+            hashing.abandon()
         raise
-    return mark_narrowed(frame), hashing.finish()
+    return mark_narrowed(frame), hashing.finish() if hashing is not None else None
+
+
+def _unhashed(block: "pa.RecordBatch") -> None:
+    """A block read, and refused or not, as every block is, but not hashed (``load_table(hashes_content=False)``)."""
 
 
 def has_quotes(path: Path) -> bool:

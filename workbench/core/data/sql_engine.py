@@ -39,7 +39,7 @@ from workbench.core.data.aggregates import (
     RankSlots,
     Rint,
 )
-from workbench.core.data.fingerprint import DIGEST_VERSION, ROW_HASH, digest, digest_query, hashed_rows
+from workbench.core.data.fingerprint import ROW_HASH, digest, digest_query, hashed_rows, reading_key
 from workbench.core.data.io import FileState, check_names
 from workbench.core.data.reading import LEFT_OUT, CategoryMatcher, CategoryPresence
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
@@ -84,11 +84,9 @@ class FileSource:
 
     @property
     def read_as(self) -> dict[str, str | int | None]:
-        """How the file's bytes are read into a table and its content digested (its format, a text file's encoding
-        and delimiter, ``fingerprint.DIGEST_VERSION``): the same bytes read another way are another table. Never
+        """How the file's bytes are read into a table and its content digested (``fingerprint.reading_key``). Never
         exported (``Entry.public_json``)."""
-        return {"format": self.file_format, "encoding": self.encoding, "delimiter": self.delimiter,
-                "digest": DIGEST_VERSION}
+        return reading_key(self.file_format, self.encoding, self.delimiter)
 
     @property
     def decided(self) -> bool:

@@ -315,7 +315,8 @@ class Ledger(ABC):
         is kept while its size, modification and change times and file number are those it was hashed with: a
         release that looks up what the ledger knows of the file before reading it (``recorded_content_fingerprint``)
         reads its bytes once for both. ``again``: read them again whatever is kept. ``progress`` hears the fraction
-        of the bytes read (several seconds for a file of gigabytes); raising from it (``Cancelled``) stops."""
+        of the bytes read (several seconds for a file of gigabytes), ending at 1.0 (an empty file's too), and nothing
+        when the kept hash is the answer; raising from it (``Cancelled``) stops."""
         key = self._fingerprint_key()
         place = Path(path).resolve()
         state = _stat_key(place)
@@ -323,13 +324,16 @@ class Ledger(ABC):
         if not again and known is not None and known[:3] == (key, place, state):
             return known[3]
         digest = hmac.new(key, digestmod=hashlib.sha256)
-        size, done = max(state[0], 1), 0
+        size, done, heard = max(state[0], 1), 0, 0.0
         with place.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
                 done += len(block)
-                if progress is not None:
-                    progress(min(done / size, 1.0))
+                if progress is not None and heard < 1.0:  # a file grown meanwhile (refused then) is done once
+                    heard = min(done / size, 1.0)
+                    progress(heard)
+        if progress is not None and heard < 1.0:  # an empty file, or one shrunk meanwhile (refused then)
+            progress(1.0)
         fingerprint = digest.hexdigest()
         if _stat_key(place) == state:  # not kept for a file that changed while it was read
             self._last_file = (key, place, state, fingerprint)

@@ -315,11 +315,20 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             if data.hashes_content:
                 content = ledger.content_fingerprint_of(data.content_digest())
             else:  # opened without hashing the rows, where the ledger records this file's: before any noise
-                content = _recorded_content_fingerprint(ledger, data.source, file_progress)
+                content = _recorded_content_fingerprint(ledger, data.source.path, data.source.read_as, file_progress)
             return content, _released_statistics(plan, None, data, progress)
         if table.pending_digest is not None:  # every column hashed as the file was read (``load_table(columns=)``)
             released = _released_statistics(plan, table, data, progress)
             return ledger.content_fingerprint_of(table.pending_digest.result()), released
+        if not table.hashes_content:  # read without hashing, where the ledger records this file's: before any noise
+            content = _recorded_content_fingerprint(ledger, table.source, table.read_as, file_progress)
+            return content, _released_statistics(plan, table, data, progress)
+        # a table loaded whole from a file the ledger records, unchanged since (``charged_release`` checks it and
+        # has just hashed its bytes): its content is what was hashed then
+        recorded = (ledger.recorded_content_fingerprint(table.source, table.read_as)
+                    if table.read_as is not None and Path(table.source).is_file() else None)
+        if recorded is not None:
+            return recorded, _released_statistics(plan, table, data, progress)
         # the table's content fingerprint (the same data from another file or format) is hashed alongside the
         # statistics: DuckDB, numpy and pandas leave the interpreter lock while they work. DuckDB gets every core but
         # one, which the statistics keep: on two cores DuckDB's two threads slowed the statistics by half
@@ -330,33 +339,36 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             return content.result(), released
 
     # how the engine read the file (a Spark source's undeclared encoding and delimiter are decided as it opens it)
-    read_as = data.source.read_as if isinstance(table, FileSource) and isinstance(data, SqlData) else None
+    read_as = data.source.read_as if isinstance(table, FileSource) and isinstance(data, SqlData) else (
+        table.read_as if isinstance(table, Table) else None)
     return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
                            before_charge, read_as, file_progress)
 
 
 def engine_hashes_rows(ledger: Ledger, source: FileSource, progress: Callable[[float], None] | None = None) -> bool:
     """Whether an engine reading ``source`` must hash every row of it for the content fingerprint
-    (``SqlData.hashes_content``): not when ``ledger`` records one for an earlier release of these very bytes, read the
-    same way (``Ledger.recorded_content_fingerprint``, whose ``progress`` hears them read). Asked before the file is
-    read; the release reads the bytes again after the engine (``_recorded_content_fingerprint``)."""
+    (``SqlData.hashes_content``, ``load_table(hashes_content=)``): not when ``ledger`` records one for an earlier
+    release of these very bytes, read the same way (``Ledger.recorded_content_fingerprint``). Asked before the file
+    is read: where the ledger records any file's, this file's bytes are hashed here (seconds for gigabytes;
+    ``progress`` hears them read) and kept for the release's charge; the release reads them again after the engine
+    (``_recorded_content_fingerprint``)."""
     return ledger.recorded_content_fingerprint(source.path, source.read_as, progress) is None
 
 
-def _recorded_content_fingerprint(ledger: Ledger, source: FileSource,
+def _recorded_content_fingerprint(ledger: Ledger, path: Path, read_as: dict[str, Any] | None,
                                   progress: Callable[[float], None] | None = None) -> str:
-    """The content fingerprint the ledger records for ``source`` (its bytes, read the same way), for an engine that
-    did not hash its rows. Its bytes are read again now that the engine has read them (``progress`` hears them
-    read): they must be those looked up before (then kept by ``Ledger.fingerprint``), else the rows released are not
-    the ones the record describes."""
-    before = ledger.fingerprint(source.path)
+    """The content fingerprint the ledger records for the file at ``path`` (its bytes, read as ``read_as``), for an
+    engine that did not hash its rows. Its bytes are read again now that the engine has read them (``progress``
+    hears them read): they must be those looked up before (then kept by ``Ledger.fingerprint``), else the rows
+    released are not the ones the record describes."""
+    before = ledger.fingerprint(path)
     recorded = None
-    if ledger.fingerprint(source.path, again=True, progress=progress) == before:
-        recorded = ledger.recorded_content_fingerprint(source.path, source.read_as)
+    if read_as is not None and ledger.fingerprint(path, again=True, progress=progress) == before:
+        recorded = ledger.recorded_content_fingerprint(path, read_as)
     if recorded is None:
         raise DataFileError(
-            f"{source.name} changed while it was being released, so what {ledger.where} recorded of it no longer "
-            "applies. Nothing was released and no budget was spent: release it again."
+            f"{Path(path).name} changed while it was being released, so what {ledger.where} recorded of it no "
+            "longer applies. Nothing was released and no budget was spent: release it again."
         )
     return recorded
 
