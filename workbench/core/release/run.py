@@ -323,12 +323,9 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
         if not table.hashes_content:  # read without hashing, where the ledger records this file's: before any noise
             content = _recorded_content_fingerprint(ledger, table.source, table.read_as, file_progress)
             return content, _released_statistics(plan, table, data, progress)
-        # a table loaded whole from a file the ledger records, unchanged since (``charged_release`` checks it and
-        # has just hashed its bytes): its content is what was hashed then
-        recorded = (ledger.recorded_content_fingerprint(table.source, table.read_as)
-                    if table.read_as is not None and Path(table.source).is_file() else None)
-        if recorded is not None:
-            return recorded, _released_statistics(plan, table, data, progress)
+        # a table loaded whole (the app's, at step 1) is hashed, though the ledger may record its file: its bytes
+        # were not hashed as it was read, and the check that the file is unchanged since (its size and modification
+        # time) cannot tell that the rows released are the ones a record of these bytes describes
         # the table's content fingerprint (the same data from another file or format) is hashed alongside the
         # statistics: DuckDB, numpy and pandas leave the interpreter lock while they work. DuckDB gets every core but
         # one, which the statistics keep: on two cores DuckDB's two threads slowed the statistics by half
