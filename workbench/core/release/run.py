@@ -323,9 +323,9 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
         if not table.hashes_content:  # read without hashing, where the ledger records this file's: before any noise
             content = _recorded_content_fingerprint(ledger, table.source, table.read_as, file_progress)
             return content, _released_statistics(plan, table, data, progress)
-        # a table loaded whole (the app's, at step 1) is hashed, though the ledger may record its file: its bytes
-        # were not hashed as it was read, and the check that the file is unchanged since (its size and modification
-        # time) cannot tell that the rows released are the ones a record of these bytes describes
+        # a table loaded whole (the app's, at step 1) is hashed, though the ledger may record its file: the check
+        # that the file is unchanged since it was read (its size and modification time) cannot tell that the rows
+        # released are the ones a record of the bytes hashed now describes
         # the table's content fingerprint (the same data from another file or format) is hashed alongside the
         # statistics: DuckDB, numpy and pandas leave the interpreter lock while they work. DuckDB gets every core but
         # one, which the statistics keep: on two cores DuckDB's two threads slowed the statistics by half
@@ -335,9 +335,11 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             released = _released_statistics(plan, table, data, progress)
             return content.result(), released
 
-    # how the engine read the file (a Spark source's undeclared encoding and delimiter are decided as it opens it)
+    # how the engine read the file (a Spark source's undeclared encoding and delimiter are decided as it opens it),
+    # recorded for a file read for this release only: a table loaded whole (the app's, at step 1) was read long
+    # before the bytes the charge hashes, so its record is never taken for them
     read_as = data.source.read_as if isinstance(table, FileSource) and isinstance(data, SqlData) else (
-        table.read_as if isinstance(table, Table) else None)
+        table.read_as if isinstance(table, Table) and (table.narrowed or not table.hashes_content) else None)
     return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
                            before_charge, read_as, file_progress)
 
