@@ -117,3 +117,24 @@ def test_a_file_released_in_memory_again_is_not_hashed_again(sample_path, sample
     recorded = [(e.data["fingerprint"], e.data["content_fingerprint"], e.data["read_as"])
                 for e in Ledger(ledger).entries() if e.kind == "release"]
     assert len(recorded) == 4 and len(set(map(str, recorded))) == 1
+
+
+def test_bad_input_says_the_same_with_a_ledger_to_look_it_up_in(sample_path, sample_plan_path, tmp_path, capsys):
+    """The in-memory release looks a CSV up in an existing ledger before reading it: a missing file, a folder and a
+    binary file are still refused with the words they get without a ledger, and the ledger is left as it was."""
+    ledger = tmp_path / "ledger.sqlite"
+    assert _release(sample_path, sample_plan_path, tmp_path, "a", ledger) == 0
+    entries = len(Ledger(ledger).entries())
+    folder = tmp_path / "folder.csv"
+    folder.mkdir()
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(bytes(range(256)) * 64)
+    for data in (tmp_path / "missing.csv", folder, binary):
+        said = []
+        for where in (ledger, tmp_path / "none" / "ledger.sqlite"):
+            capsys.readouterr()
+            assert main(["release", str(data), "--plan", str(sample_plan_path), "--engine", "memory", "--out",
+                         str(tmp_path / "b"), "--ledger", str(where), "--dataset-budget", "5", "1e-6"]) == 2
+            said.append(" ".join(capsys.readouterr().err.split()))
+        assert said[0] == said[1] and data.name in said[0]
+    assert len(Ledger(ledger).entries()) == entries and not (tmp_path / "none").exists()

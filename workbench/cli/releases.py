@@ -134,7 +134,8 @@ def _release(args: argparse.Namespace) -> int:
             schema = plan.used_schema()
             preparing = BlockPreparer(schema, args.data.name) if BlockPreparer.streams(schema) else None
             ledger, hashes = None, True  # a CSV, TSV or Parquet file the ledger records is not hashed again
-            if args.data.suffix.lower() in OUT_OF_CORE_SUFFIXES and _existing_ledger(args) is not None:
+            if (args.data.suffix.lower() in OUT_OF_CORE_SUFFIXES and args.data.is_file()
+                    and _existing_ledger(args) is not None):
                 source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
                 ledger, hashes = _ledger_before_reading(args, source, shown)
             table = load(args, progress=shown.stage("Reading the data file"), plan=plan,

@@ -70,9 +70,10 @@ class Task(QObject):
         """Called by the function, on the worker thread: passes progress on, and stops a cancelled task."""
         if self.cancelled:
             raise Cancelled("Stopped at your request; nothing changed.")
-        # at most 200 repaints a pass; a fraction below the last begins another pass over the file (a release reads
-        # it to look it up in the ledger, then out of core, then again to recognise it)
-        if fraction - self._reported >= 0.005 or fraction >= 1.0 or fraction < self._reported:
+        # at most 200 repaints a pass; a fraction after a pass's end (1.0) begins another pass over the file (a release
+        # reads it to look it up in the ledger, then out of core, then again to recognise it); within a pass, a
+        # fraction below the last is never shown (the bar does not go back)
+        if fraction - self._reported >= 0.005 or fraction >= 1.0 or (self._reported >= 1.0 and fraction < 1.0):
             self._reported = fraction
             self.progress.emit(fraction)
 

@@ -400,11 +400,15 @@ def test_a_file_released_in_memory_again_is_not_hashed_again_and_records_the_sam
 def test_the_engines_take_each_others_recorded_fingerprint(tmp_path, files, monkeypatch):
     """Out of core first, then in memory; in memory first, then out of core: the same bytes read the same way, the
     same content fingerprint, hashed once."""
+    made, queries = _digest_streams(monkeypatch), _queries(monkeypatch)
     for first, second in (("out", "memory"), ("memory", "out")):
         ledger = Ledger(tmp_path / f"{first}.sqlite")
         (_release if first == "out" else _memory_release)(files["csv"], ledger)
         assert not engine_hashes_rows(Ledger(ledger.path), file_source(files["csv"]))
+        made.clear()
+        queries.clear()
         (_release if second == "out" else _memory_release)(files["csv"], Ledger(ledger.path))
+        assert not made and not any("md5" in q for q in queries)  # the second engine hashed no row
         recorded = _recorded(ledger)
         assert len(recorded) == 2 and recorded[0] == recorded[1]
 
@@ -461,21 +465,27 @@ def test_a_file_changed_in_place_after_the_in_memory_look_up_is_refused_before_a
     assert not drawn and len(_recorded(ledger)) == 1
 
 
-@pytest.mark.parametrize("shape", ["utf-8", "bom", "tsv", "semicolon", "latin-1", "parquet"])
+@pytest.mark.parametrize("shape", ["utf-8", "bom", "tsv", "semicolon", "semicolon given", "txt", "utf-16",
+                                   "latin-1", "parquet"])
 def test_a_table_says_how_it_was_read_as_a_sql_engine_says_it(tmp_path, shape):
     """The ledger keys a recorded content fingerprint by how the bytes were read: the in-memory reading and the SQL
-    engines must say it alike, or a file released by one would be hashed again by the other."""
+    engines must say it alike (given the command line's encoding and delimiter alike), or a file released by one
+    would be hashed again by the other."""
     frame = pd.DataFrame({"region": ["Nord", "Süd", "Ost"], "income": [1.5, 2.0, 3.25]})
-    encoding = "latin-1" if shape == "latin-1" else None
-    path = tmp_path / ("survey.parquet" if shape == "parquet" else "survey.tsv" if shape == "tsv" else "survey.csv")
+    encoding = {"latin-1": "latin-1", "utf-16": "utf-16"}.get(shape)
+    delimiter = ";" if shape == "semicolon given" else None
+    suffix = {"parquet": ".parquet", "tsv": ".tsv", "txt": ".txt"}.get(shape, ".csv")
+    path = tmp_path / f"survey{suffix}"
     if shape == "parquet":
         frame.to_parquet(path, index=False)
     else:
-        frame.to_csv(path, index=False, sep={"tsv": "\t", "semicolon": ";"}.get(shape, ","),
-                     encoding={"bom": "utf-8-sig", "latin-1": "latin-1"}.get(shape, "utf-8"))
-    expected = file_source(path, encoding=encoding).read_as
-    assert load_table(path, encoding=encoding).read_as == expected
-    assert load_table(path, encoding=encoding, columns=["income"], hashes_content=False).read_as == expected
+        separator = "\t" if shape in ("tsv", "txt") else ";" if "semicolon" in shape else ","
+        frame.to_csv(path, index=False, sep=separator,
+                     encoding={"bom": "utf-8-sig", "latin-1": "latin-1", "utf-16": "utf-16"}.get(shape, "utf-8"))
+    expected = file_source(path, encoding=encoding, delimiter=delimiter).read_as
+    assert load_table(path, encoding=encoding, delimiter=delimiter).read_as == expected
+    assert load_table(path, encoding=encoding, delimiter=delimiter, columns=["income"],
+                      hashes_content=False).read_as == expected
 
 
 def test_a_format_no_sql_engine_reads_is_hashed_all_the_same(tmp_path):
@@ -486,3 +496,68 @@ def test_a_format_no_sql_engine_reads_is_hashed_all_the_same(tmp_path):
     table = load_table(path, columns=["income"], hashes_content=False)
     assert table.read_as is None and table.hashes_content and table.pending_digest is not None
     table.pending_digest.result()
+
+
+def _rewritten(path: Path, data: bytes, times: tuple[int, int]) -> None:
+    """``path`` written with ``data`` of the same size, its times put back: what a copy that keeps times does."""
+    assert len(data) == path.stat().st_size
+    path.write_bytes(data)
+    os.utime(path, ns=times)
+
+
+@pytest.mark.parametrize("engine", ["memory", "out"])
+def test_rows_read_from_other_bytes_than_those_looked_up_are_refused_before_any_noise(tmp_path, files, engine,
+                                                                                       monkeypatch):
+    """The ledger records the file's bytes B0. After the look-up the file becomes B1 (the same size and times), is
+    read so, and becomes B0 again before the release: the bytes hashed before and after are B0's, the rows B1's. The
+    file was written after the look-up (its change time says so): refused, nothing drawn."""
+    path = tmp_path / "survey.csv"
+    original = files["csv"].read_bytes()
+    path.write_bytes(original)
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    (_release if engine == "out" else _memory_release)(path, ledger)
+    times = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+    last = original.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    other = original.replace(last, last.replace(b"1", b"2", 1))
+    fresh = Ledger(ledger.path)
+    source = file_source(path)
+    assert not engine_hashes_rows(fresh, source)  # B0 looked up
+    _rewritten(path, other, times)
+    drawn = []
+    import workbench.core.release.run as run
+
+    released = run._released_statistics
+    monkeypatch.setattr(run, "_released_statistics", lambda *a, **k: drawn.append(1) or released(*a, **k))
+    used = _plan(row_level()).used_schema()
+    if engine == "out":
+        with OutOfCoreData(source, row_level(), hashes_content=False) as data:  # reads B1
+            _rewritten(path, original, times)
+            with pytest.raises(DataFileError, match="changed while it was being released"):
+                release(source, _plan(row_level()), fresh, data=data)
+    else:
+        preparing = BlockPreparer(used, path.name)
+        table = load_table(path, columns=[c.name for c in used.columns], prepare=preparing, hashes_content=False)
+        _rewritten(path, original, times)
+        with pytest.raises(DataFileError, match="changed while it was being released"):
+            release(table, _plan(row_level()), fresh, data=preparing.prepared)
+    assert not drawn and len(_recorded(ledger)) == 1
+
+
+def test_a_file_written_between_its_reading_and_its_charge_records_no_reading(tmp_path, files):
+    """A first release hashes the rows as it reads them and the file's bytes at its charge: a file written in
+    between (the same size and times) leaves a record whose two fingerprints need not describe the same bytes, so
+    it says no reading, and no later release takes it."""
+    path = tmp_path / "survey.csv"
+    original = files["csv"].read_bytes()
+    path.write_bytes(original)
+    times = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    used = _plan(row_level()).used_schema()
+    preparing = BlockPreparer(used, path.name)
+    table = load_table(path, columns=[c.name for c in used.columns], prepare=preparing)  # hashed as it is read
+    last = original.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    _rewritten(path, original.replace(last, last.replace(b"1", b"2", 1)), times)
+    release(table, _plan(row_level()), ledger, dataset_budget=BUDGET, data=preparing.prepared)
+    ((_, _, read_as),) = _recorded(ledger)
+    assert read_as is None
+    assert engine_hashes_rows(Ledger(ledger.path), file_source(path))

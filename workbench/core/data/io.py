@@ -72,15 +72,25 @@ _CANDIDATE_DELIMITERS = ",;\t|"
 
 @dataclass(frozen=True)
 class FileState:
-    """Size and modification time of a file: enough to notice that it changed after it was read."""
+    """Size and modification time of a file: enough to notice that it changed after it was read (a chmod changes
+    neither). Its change time and file number are kept too, and compared only by ``key``: the system sets them on
+    any write, so a file whose ``key`` is the same has not been written since, even where a copy kept its size and
+    modification time (the ledger's trust in a byte hash taken before or after the reading: ``run``)."""
 
     size: int
     modified_ns: int
+    changed_ns: int = field(default=0, compare=False)
+    file_number: int = field(default=0, compare=False)
 
     @classmethod
     def of(cls, path: Path) -> "FileState":
         stat = path.stat()
-        return cls(stat.st_size, stat.st_mtime_ns)
+        return cls(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        """Everything the system says of the file's last change: equal keys, no write in between."""
+        return self.size, self.modified_ns, self.changed_ns, self.file_number
 
 
 Progress = Callable[[float], None]

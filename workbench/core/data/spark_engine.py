@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.core.data.io import TEXT_SUFFIXES, check_names, first_line, not_utf8, release_text_format
+from workbench.core.data.io import TEXT_SUFFIXES, FileState, check_names, first_line, not_utf8, release_text_format
 from workbench.core.data.reading import WHITESPACE
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import FileSource, Progress, SqlData
@@ -176,12 +176,15 @@ def spark_source(location: str | Path, *, delimiter: str | None = None, encoding
     suffix = Path(text).suffix.lower()
     if suffix not in SPARK_SUFFIXES:
         raise DataFileError(f"{Path(text).name}: the Spark engine reads CSV, TSV and Parquet files, not '{suffix}'.")
+    # a file on this machine: its state before Spark reads it, so that the ledger knows the bytes it hashes are
+    # those read (``run._hashed_bytes_were_read``)
+    state = FileState.of(Path(text)) if Path(text).is_file() else None
     if suffix in (".parquet", ".pq"):
-        return FileSource(Path(text), "parquet")
+        return FileSource(Path(text), "parquet", state=state)
     if _java_charset(encoding) is None:
         raise DataFileError(f"{Path(text).name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 text, "
                             f"not {encoding}. Save the file as UTF-8.")
-    return FileSource(Path(text), "text", encoding, delimiter)
+    return FileSource(Path(text), "text", encoding, delimiter, state)
 
 
 def spark_location(location: str | Path) -> str:

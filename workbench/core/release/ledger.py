@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 
 from workbench.core.data import PrivacyUnit, Schema, content_digest
+from workbench.core.data.io import FileState
 from workbench.core.errors import BudgetError, Place, WorkbenchError
 from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
 from workbench.core.privacy.composition import BUDGET_TOLERANCE
@@ -338,6 +339,14 @@ class Ledger(ABC):
         if _stat_key(place) == state:  # not kept for a file that changed while it was read
             self._last_file = (key, place, state, fingerprint)
         return fingerprint
+
+    def kept_state(self, path: str | Path) -> tuple[int, ...] | None:
+        """The file's state (``FileState.key``) when the hash ``fingerprint`` keeps for it was taken; None if none is
+        kept for it (another file's, or none yet)."""
+        known = self._last_file
+        if known is None or known[1] != Path(path).resolve() or known[0] != self._fingerprint_key():
+            return None
+        return known[2]
 
     def recorded_content_fingerprint(self, path: str | Path, read_as: dict[str, Any],
                                      progress: Callable[[float], None] | None = None) -> str | None:
@@ -721,10 +730,9 @@ SPENDERS_SHOWN = 5
 
 
 def _stat_key(path: Path) -> tuple[int, ...]:
-    """What changes when a file's bytes do, as far as its metadata tell: size, modification time (which a copy may
-    keep), and the change time and file number (which the system sets)."""
-    stat = path.stat()
-    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
+    """What changes when a file's bytes do, as far as its metadata tell (``FileState.key``): size, modification time
+    (which a copy may keep), and the change time and file number (which the system sets)."""
+    return FileState.of(path).key
 
 
 def spent_by_whom(history: list[Entry]) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 from workbench import __version__
 from workbench.core.data import PreparedData, Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
+from workbench.core.data.io import FileState
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError
 from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
@@ -315,13 +316,14 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
             if data.hashes_content:
                 content = ledger.content_fingerprint_of(data.content_digest())
             else:  # opened without hashing the rows, where the ledger records this file's: before any noise
-                content = _recorded_content_fingerprint(ledger, data.source.path, data.source.read_as, file_progress)
+                content = _recorded_content_fingerprint(ledger, data.source.path, data.source.read_as, table.state,
+                                                        file_progress)
             return content, _released_statistics(plan, None, data, progress)
         if table.pending_digest is not None:  # every column hashed as the file was read (``load_table(columns=)``)
             released = _released_statistics(plan, table, data, progress)
             return ledger.content_fingerprint_of(table.pending_digest.result()), released
         if not table.hashes_content:  # read without hashing, where the ledger records this file's: before any noise
-            content = _recorded_content_fingerprint(ledger, table.source, table.read_as, file_progress)
+            content = _recorded_content_fingerprint(ledger, table.source, table.read_as, table.state, file_progress)
             return content, _released_statistics(plan, table, data, progress)
         # a table loaded whole (the app's, at step 1) is hashed, though the ledger may record its file: the check
         # that the file is unchanged since it was read (its size and modification time) cannot tell that the rows
@@ -354,16 +356,32 @@ def engine_hashes_rows(ledger: Ledger, source: FileSource, progress: Callable[[f
     return ledger.recorded_content_fingerprint(source.path, source.read_as, progress) is None
 
 
+def _hashed_bytes_were_read(ledger: Ledger, path: Path, state: FileState | None) -> bool:
+    """Whether the bytes of ``path`` the ledger has hashed (the hash ``Ledger.fingerprint`` keeps) are the ones read
+    for this release: the file's state when its reading began (``state``) is the one that hash was taken at, and its
+    state now. The state's change time and file number are the system's, set by any write; a copy may keep the size
+    and modification time (``FileState.key``)."""
+    if state is None:
+        return False
+    try:
+        now = FileState.of(Path(path)).key
+    except OSError:
+        return False
+    return ledger.kept_state(path) == state.key == now
+
+
 def _recorded_content_fingerprint(ledger: Ledger, path: Path, read_as: dict[str, Any] | None,
-                                  progress: Callable[[float], None] | None = None) -> str:
+                                  state: FileState | None, progress: Callable[[float], None] | None = None) -> str:
     """The content fingerprint the ledger records for the file at ``path`` (its bytes, read as ``read_as``), for an
-    engine that did not hash its rows. Its bytes are read again now that the engine has read them (``progress``
-    hears them read): they must be those looked up before (then kept by ``Ledger.fingerprint``), else the rows
-    released are not the ones the record describes."""
-    before = ledger.fingerprint(path)
+    engine that did not hash its rows. The bytes looked up must be those read: hashed before the reading began
+    (``state``), the file unwritten since (``_hashed_bytes_were_read``), and the same when read again now that the
+    engine has read them (``progress`` hears them read); else the rows released are not the ones the record
+    describes."""
     recorded = None
-    if read_as is not None and ledger.fingerprint(path, again=True, progress=progress) == before:
-        recorded = ledger.recorded_content_fingerprint(path, read_as)
+    if read_as is not None and _hashed_bytes_were_read(ledger, path, state):
+        before = ledger.fingerprint(path)  # the hash kept from the look-up
+        if ledger.fingerprint(path, again=True, progress=progress) == before:
+            recorded = ledger.recorded_content_fingerprint(path, read_as)
     if recorded is None:
         raise DataFileError(
             f"{Path(path).name} changed while it was being released, so what {ledger.where} recorded of it no "
@@ -382,7 +400,8 @@ def charged_release(
     refuse what the ledger would refuse before anything is read, then ``compute`` the noisy statistics (and the
     table's content fingerprint), charge them, and only then return them. ``events`` and ``cost`` are what they
     spend, known from public inputs alone. ``read_as``: how an engine read the file (``FileSource.read_as``),
-    recorded with its fingerprints. ``file_progress`` hears the file's bytes read for its fingerprint."""
+    recorded with its fingerprints if the bytes hashed for the file's are those read (``_hashed_bytes_were_read``).
+    ``file_progress`` hears the file's bytes read for its fingerprint."""
     name = plan.dataset.name
     check_unchanged(table)
     fingerprint = ledger.fingerprint(table.source, progress=file_progress) if Path(table.source).is_file() else None
@@ -428,6 +447,8 @@ def charged_release(
         reliability=plan.reliability.to_json(),
     )
     recorded_plan = _recorded(plan)
+    if read_as is not None and not _hashed_bytes_were_read(ledger, Path(table.source), table.state):
+        read_as = None  # the file was written after its reading began: its record is never taken for a later release
     # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
     # another process may have registered or spent this dataset since the checks above
     entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
