@@ -340,13 +340,13 @@ class Ledger(ABC):
             self._last_file = (key, place, state, fingerprint)
         return fingerprint
 
-    def kept_state(self, path: str | Path) -> tuple[int, ...] | None:
-        """The file's state (``FileState.key``) when the hash ``fingerprint`` keeps for it was taken; None if none is
-        kept for it (another file's, or none yet)."""
+    def kept(self, path: str | Path) -> tuple[tuple[int, ...], str] | None:
+        """The hash ``fingerprint`` keeps for the file, and the file's state (``FileState.key``) when it was taken;
+        None if none is kept for it (another file's, or none yet)."""
         known = self._last_file
         if known is None or known[1] != Path(path).resolve() or known[0] != self._fingerprint_key():
             return None
-        return known[2]
+        return known[2], known[3]
 
     def recorded_content_fingerprint(self, path: str | Path, read_as: dict[str, Any],
                                      progress: Callable[[float], None] | None = None) -> str | None:
@@ -360,7 +360,17 @@ class Ledger(ABC):
                         and e.data.get("fingerprint") and e.data.get("content_fingerprint")]
         if not recorded:
             return None
-        fingerprint = self.fingerprint(path, progress=progress)
+        return self.recorded_content_of(self.fingerprint(path, progress=progress), read_as, recorded)
+
+    def recorded_content_of(self, fingerprint: str, read_as: dict[str, Any],
+                            recorded: "list[Entry] | None" = None) -> str | None:
+        """The content fingerprint this ledger recorded for a release of the file whose ``fingerprint`` (its bytes'
+        keyed hash) is given, read as ``read_as``, the newest if several; None if none. ``recorded``: the release
+        entries read already."""
+        if recorded is None:
+            with self._read() as tx:
+                recorded = [e for e in tx.entries(None) if e.kind == "release" and e.data.get("read_as") == read_as
+                            and e.data.get("fingerprint") and e.data.get("content_fingerprint")]
         same = [e for e in recorded if e.data["fingerprint"] == fingerprint]
         return same[-1].data["content_fingerprint"] if same else None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -353,35 +354,47 @@ def engine_hashes_rows(ledger: Ledger, source: FileSource, progress: Callable[[f
     is read: where the ledger records any file's, this file's bytes are hashed here (seconds for gigabytes;
     ``progress`` hears them read) and kept for the release's charge; the release reads them again after the engine
     (``_recorded_content_fingerprint``)."""
+    if not WRITES_TOLD:  # the reading could not be told to be of the bytes recorded (``WRITES_TOLD``)
+        return True
     return ledger.recorded_content_fingerprint(source.path, source.read_as, progress) is None
+
+
+# Whether a write to a file is told by its state (``FileState.key``): on Windows, the "change time" Python reports
+# is the file's creation time, so a write that keeps the size and modification time (a copy that keeps times)
+# cannot be told from no write. There every release hashes the rows it reads, and records no reading to be taken.
+WRITES_TOLD = sys.platform != "win32"
+
+
+def _state_key(path: Path) -> tuple[int, ...] | None:
+    try:
+        return FileState.of(Path(path)).key
+    except OSError:
+        return None
 
 
 def _hashed_bytes_were_read(ledger: Ledger, path: Path, state: FileState | None) -> bool:
     """Whether the bytes of ``path`` the ledger has hashed (the hash ``Ledger.fingerprint`` keeps) are the ones read
     for this release: the file's state when its reading began (``state``) is the one that hash was taken at, and its
     state now. The state's change time and file number are the system's, set by any write; a copy may keep the size
-    and modification time (``FileState.key``)."""
-    if state is None:
-        return False
-    try:
-        now = FileState.of(Path(path)).key
-    except OSError:
-        return False
-    return ledger.kept_state(path) == state.key == now
+    and modification time (``FileState.key``; not on Windows: ``WRITES_TOLD``)."""
+    kept = ledger.kept(path)
+    return (WRITES_TOLD and state is not None and kept is not None
+            and kept[0] == state.key == _state_key(path))
 
 
 def _recorded_content_fingerprint(ledger: Ledger, path: Path, read_as: dict[str, Any] | None,
                                   state: FileState | None, progress: Callable[[float], None] | None = None) -> str:
     """The content fingerprint the ledger records for the file at ``path`` (its bytes, read as ``read_as``), for an
     engine that did not hash its rows. The bytes looked up must be those read: hashed before the reading began
-    (``state``), the file unwritten since (``_hashed_bytes_were_read``), and the same when read again now that the
-    engine has read them (``progress`` hears them read); else the rows released are not the ones the record
-    describes."""
+    (``state``), the file unwritten since (``_hashed_bytes_were_read``), and the same, the file still unwritten,
+    when read again now that the engine has read them (``progress`` hears them read); else the rows released are
+    not the ones the record describes. The record is looked up by the hash kept from the look-up."""
     recorded = None
-    if read_as is not None and _hashed_bytes_were_read(ledger, path, state):
-        before = ledger.fingerprint(path)  # the hash kept from the look-up
-        if ledger.fingerprint(path, again=True, progress=progress) == before:
-            recorded = ledger.recorded_content_fingerprint(path, read_as)
+    kept = ledger.kept(path)
+    if read_as is not None and kept is not None and _hashed_bytes_were_read(ledger, path, state):
+        again = ledger.fingerprint(path, again=True, progress=progress)
+        if again == kept[1] and _state_key(path) == kept[0]:
+            recorded = ledger.recorded_content_of(kept[1], read_as)
     if recorded is None:
         raise DataFileError(
             f"{Path(path).name} changed while it was being released, so what {ledger.where} recorded of it no "
