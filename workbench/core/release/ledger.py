@@ -355,12 +355,16 @@ class Ledger(ABC):
         several: what hashing every row of the file again would give, so an engine need not
         (``SqlData.hashes_content``). None if no release records one; the file is then not read, and a ledger
         without a key is given none."""
-        with self._read() as tx:
-            recorded = [e for e in tx.entries(None) if e.kind == "release" and e.data.get("read_as") == read_as
-                        and e.data.get("fingerprint") and e.data.get("content_fingerprint")]
+        recorded = self._releases_read_as(read_as)
         if not recorded:
             return None
         return self.recorded_content_of(self.fingerprint(path, progress=progress), read_as, recorded)
+
+    def _releases_read_as(self, read_as: dict[str, Any]) -> "list[Entry]":
+        """The release entries that record both fingerprints of a file read as ``read_as``, oldest first."""
+        with self._read() as tx:
+            return [e for e in tx.entries(None) if e.kind == "release" and e.data.get("read_as") == read_as
+                    and e.data.get("fingerprint") and e.data.get("content_fingerprint")]
 
     def recorded_content_of(self, fingerprint: str, read_as: dict[str, Any],
                             recorded: "list[Entry] | None" = None) -> str | None:
@@ -368,9 +372,7 @@ class Ledger(ABC):
         keyed hash) is given, read as ``read_as``, the newest if several; None if none. ``recorded``: the release
         entries read already."""
         if recorded is None:
-            with self._read() as tx:
-                recorded = [e for e in tx.entries(None) if e.kind == "release" and e.data.get("read_as") == read_as
-                            and e.data.get("fingerprint") and e.data.get("content_fingerprint")]
+            recorded = self._releases_read_as(read_as)
         same = [e for e in recorded if e.data["fingerprint"] == fingerprint]
         return same[-1].data["content_fingerprint"] if same else None
 
