@@ -8,25 +8,32 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-$(mktemp -d -t dp-workbench-bundle-XXXXXX)}
 say() { printf '\033[1m[smoke]\033[0m %s\n' "$*" >&2; }
+# each stage's time, kept in WORK/linux-build-times.txt (shown in the test run's summary: tests/build_report.py)
+STAGE=$SECONDS
+timed() { printf '%-46s %4d s\n' "$1" $((SECONDS - STAGE)) >> "$WORK/linux-build-times.txt"; STAGE=$SECONDS; }
 
-rm -rf "$WORK/checkout"
+rm -rf "$WORK/checkout" "$WORK/linux-build-times.txt"
 git clone -q --depth 1 "file://$ROOT" "$WORK/checkout"
 say "Building from a clean checkout in $WORK/checkout"
 # the build's virtual environment is kept beside the real checkout, so that a second run is quicker
 # the .tar.xz (minutes of xz) only when the downloads are kept (the hosted workflow); the .deb is always made
 ARCHIVE=$([ -n "${DP_WORKBENCH_ARTIFACTS:-}" ] && echo yes || echo no)
 (cd "$WORK/checkout" && VENV="$ROOT/build/venv" ARCHIVE=$ARCHIVE packaging/build.sh)
+timed "the bundle (packaging/build.sh)"
 
 APP="$WORK/checkout/dist/dp-workbench"
 "$ROOT/build/venv/bin/python" -m pip install -q "openpyxl>=3.1,<4"  # to write the workbook; not bundled
 "$ROOT/build/venv/bin/python" "$WORK/checkout/packaging/try_bundle.py" "$APP" "$WORK"
 say "The bundle works: $APP"
+timed "the bundle tried (try_bundle.py)"
 
 if command -v dpkg-deb >/dev/null && command -v apt-get >/dev/null && { [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }; then
   say "The Debian package: an older and a newer build, installed, upgraded and removed"
   (cd "$WORK/checkout" && packaging/build_deb.sh "$APP" 1 >/dev/null && DEB_COMPRESSION=gzip DEB_LEVEL=1 packaging/build_deb.sh "$APP" 2 >/dev/null)
+  timed "the .deb packages (xz -9, and gzip -1)"
   "$WORK/checkout/packaging/test_deb.sh" "$WORK"/checkout/dist/dp-workbench_*-1_*.deb "$WORK"/checkout/dist/dp-workbench_*-2_*.deb \
     "$WORK/deb"
+  timed "the .deb installed, upgraded and removed"
 else
   say "Not trying the Debian package: that needs dpkg-deb, apt and root (or sudo without a password)"
 fi

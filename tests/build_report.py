@@ -32,7 +32,8 @@ def linux_build_summary(work: Path, seconds: float) -> str:
     install, upgrade and removal), the bundle's size and the .deb's (the first build's, compressed as released)."""
     dist = work / "checkout" / "dist"
     files = [p for p in (dist / "dp-workbench").rglob("*") if p.is_file() and not p.is_symlink()]
-    lines = [f"build and checks: {seconds:.0f} s",
+    stages = work / "linux-build-times.txt"  # each stage's time, as packaging/smoke_test.sh wrote them
+    lines = [f"build and checks: {seconds:.0f} s", *(stages.read_text().splitlines() if stages.exists() else []),
              f"bundle: {sum(p.stat().st_size for p in files) / 1e6:.0f} MB, {len(files)} files"]
     lines += [f"{p.name}: {p.stat().st_size / 1e6:.0f} MB (target ≤ 250 MB)"
               for p in sorted(dist.glob("dp-workbench_*-1_*.deb"))]

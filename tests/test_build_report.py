@@ -47,6 +47,9 @@ def test_the_linux_builds_summary_states_its_time_and_the_bundles_and_debs_sizes
     (dist / "dp-workbench_1.0-2_amd64.deb").write_bytes(b"x" * 9_000_000)  # the upgrade test's, compressed quickly
     assert linux_build_summary(tmp_path, 731.4).splitlines() == [
         "build and checks: 731 s", "bundle: 5 MB, 2 files", "dp-workbench_1.0-1_amd64.deb: 4 MB (target ≤ 250 MB)"]
+    stages = ["the bundle (packaging/build.sh)                 412 s", "the bundle tried (try_bundle.py)  200 s"]
+    (tmp_path / "linux-build-times.txt").write_text("\n".join(stages) + "\n")  # as smoke_test.sh writes them
+    assert linux_build_summary(tmp_path, 731.4).splitlines()[:3] == ["build and checks: 731 s", *stages]
 
 
 def test_a_builds_time_runs_to_its_last_output(tmp_path):

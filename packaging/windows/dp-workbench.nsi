@@ -14,7 +14,8 @@
 ;   FileList    the uninstaller's list of files (required)
 ;   Dist        the bundle's folder (default ..\..\dist\dp-workbench)
 ;   OutFile     the installer (default ..\..\dist\dp-workbench-VERSION-windows-x64-setup.exe)
-;   Compressor  lzma (default: the smallest download) or zlib (quick, for a test build)
+;   Compressor  lzma (default: the smallest download), zlib (quick, for a test build) or none (stored as they
+;               are, in seconds: the older build a test upgrades from)
 
 !ifndef AppVersion
   !define AppVersion "0.0.0"
@@ -36,12 +37,21 @@
 
 ; A 64-bit installer (the program is 64-bit only) where makensis has the 64-bit stubs (Debian's has; the download
 ; for Windows has only 32-bit ones, and a 32-bit installer installs the same files the same way).
-!if /FileExists "${NSISDIR}\Stubs\${Compressor}_solid-amd64-unicode"
+!if "${Compressor}" == "none"
+  !define Stub "zlib"  ; the stub makensis takes for files stored as they are
+!else
+  !define Stub "${Compressor}_solid"
+!endif
+!if /FileExists "${NSISDIR}\Stubs\${Stub}-amd64-unicode"
   Target amd64-unicode
 !else
   Unicode true
 !endif
-SetCompressor /SOLID ${Compressor}
+!if "${Compressor}" == "none"
+  SetCompress off
+!else
+  SetCompressor /SOLID ${Compressor}
+!endif
 !if "${Compressor}" == "lzma"
   SetCompressorDictSize 64
 !endif
