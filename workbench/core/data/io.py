@@ -92,6 +92,14 @@ class FileState:
         """Everything the system says of the file's last change: equal keys, no write in between."""
         return self.size, self.modified_ns, self.changed_ns, self.file_number
 
+    @classmethod
+    def key_of(cls, path: Path) -> tuple[int, int, int, int] | None:
+        """The ``key`` of the file at ``path`` now; None if it cannot be read (gone, or not allowed)."""
+        try:
+            return cls.of(Path(path)).key
+        except OSError:
+            return None
+
 
 Progress = Callable[[float], None]
 """Told the fraction of the file read so far; raising (e.g. ``Cancelled``) stops the reading."""

@@ -320,7 +320,7 @@ class Ledger(ABC):
         when the kept hash is the answer; raising from it (``Cancelled``) stops."""
         key = self._fingerprint_key()
         place = Path(path).resolve()
-        state = _stat_key(place)
+        state = FileState.of(place).key  # size and times, and the file number: what any write changes
         known = self._last_file
         if not again and known is not None and known[:3] == (key, place, state):
             return known[3]
@@ -336,7 +336,7 @@ class Ledger(ABC):
         if progress is not None and heard < 1.0:  # an empty file, or one shrunk meanwhile (refused then)
             progress(1.0)
         fingerprint = digest.hexdigest()
-        if _stat_key(place) == state:  # not kept for a file that changed while it was read
+        if FileState.key_of(place) == state:  # not kept for a file that changed while it was read
             self._last_file = (key, place, state, fingerprint)
         return fingerprint
 
@@ -739,12 +739,6 @@ def _check_affordable(
 
 
 SPENDERS_SHOWN = 5
-
-
-def _stat_key(path: Path) -> tuple[int, ...]:
-    """What changes when a file's bytes do, as far as its metadata tell (``FileState.key``): size, modification time
-    (which a copy may keep), and the change time and file number (which the system sets)."""
-    return FileState.of(path).key
 
 
 def spent_by_whom(history: list[Entry]) -> str:

@@ -365,13 +365,6 @@ def engine_hashes_rows(ledger: Ledger, source: FileSource, progress: Callable[[f
 WRITES_TOLD = sys.platform != "win32"
 
 
-def _state_key(path: Path) -> tuple[int, ...] | None:
-    try:
-        return FileState.of(Path(path)).key
-    except OSError:
-        return None
-
-
 def _hashed_bytes_were_read(ledger: Ledger, path: Path, state: FileState | None) -> bool:
     """Whether the bytes of ``path`` the ledger has hashed (the hash ``Ledger.fingerprint`` keeps) are the ones read
     for this release: the file's state when its reading began (``state``) is the one that hash was taken at, and its
@@ -379,7 +372,7 @@ def _hashed_bytes_were_read(ledger: Ledger, path: Path, state: FileState | None)
     and modification time (``FileState.key``; not on Windows: ``WRITES_TOLD``)."""
     kept = ledger.kept(path)
     return (WRITES_TOLD and state is not None and kept is not None
-            and kept[0] == state.key == _state_key(path))
+            and kept[0] == state.key == FileState.key_of(path))
 
 
 def _recorded_content_fingerprint(ledger: Ledger, path: Path, read_as: dict[str, Any] | None,
@@ -393,7 +386,7 @@ def _recorded_content_fingerprint(ledger: Ledger, path: Path, read_as: dict[str,
     kept = ledger.kept(path)
     if read_as is not None and kept is not None and _hashed_bytes_were_read(ledger, path, state):
         again = ledger.fingerprint(path, again=True, progress=progress)
-        if again == kept[1] and _state_key(path) == kept[0]:
+        if again == kept[1] and FileState.key_of(path) == kept[0]:
             recorded = ledger.recorded_content_of(kept[1], read_as)
     if recorded is None:
         raise DataFileError(
