@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from gui_helpers import load
 
-from workbench.core.release import Budget
+from workbench.core.release import Budget, suggested_dataset_delta
 from workbench.core.release.ledger import Ledger
 from workbench.gui.fix_places import place_of
 
@@ -33,12 +33,57 @@ def test_a_new_datasets_total_delta_is_held_to_the_same_rule(qtbot, window, samp
     assert window.open_plan(sample_plan_path)
     page = window.release_page
     refusals = []
-    monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(str(error)))
-    window.preview_page.budget.total_delta.setText("0.001")  # the sample's estimate is 25,000 persons
+    monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(error))
+    field = window.preview_page.budget.total_delta
+    field.clear()
+    qtbot.keyClicks(field, "0.001")  # typed: the sample's estimate is 25,000 persons
     page.ask = False
     page.confirm_and_release()
-    assert refusals and "at least 1 / 25000" in refusals[0]
+    assert refusals and "at least 1 / 25000" in str(refusals[0])
     assert page.task is None and not (private_ledger.exists() and Ledger(private_ledger).entries())
+    # the place to fix it is the new dataset's total δ, not the plan's total ε, and a click there focuses it
+    place = place_of(refusals[0], window.document.plan)
+    assert (place.step, place.control) == (4, "dataset delta")
+    assert place.words == "Step 5 Budget and preview, the new dataset's total δ"
+    window.show()
+    window.activateWindow()
+    window.go_to(place)
+    assert window.tabs.currentWidget() is window.preview_page
+    qtbot.waitUntil(field.hasFocus, timeout=5000)
+
+
+def test_a_new_datasets_total_delta_is_proposed_for_a_register_of_millions(
+        qtbot, window, sample_path, sample_plan_path, private_ledger):
+    """A fixed 1e-6 was at least one over the number of persons of any dataset of a million or more, so the first
+    release of a register extract was refused until the user found the new dataset's total δ. Until the user types
+    one, it follows the plan: far below 1 / persons, at least the plan's δ."""
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    document = window.document
+    plan = document.plan
+    persons = 16_000_000
+    document.update(replace(plan, dataset=replace(plan.dataset, size_estimate=persons),
+                            total=Budget(plan.total.epsilon, 1e-10)))
+    page = window.release_page
+    page.ask = False
+    page.confirm_and_release()
+    qtbot.waitUntil(lambda: page.result is not None, timeout=60_000)
+    total = Ledger(private_ledger).dataset(plan.dataset.name).budget
+    assert 1e-10 <= total.delta <= 1 / (100 * persons)
+    assert window.preview_page.budget.total_delta.text() == f"{total.delta:g}"
+
+
+def test_a_typed_total_delta_is_the_users_and_is_not_proposed_again(qtbot, window, sample_path, sample_plan_path):
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    budget = window.preview_page.budget
+    plan = window.document.plan
+    assert budget.dataset_budget(plan).delta == suggested_dataset_delta(plan.total.delta, plan.size())
+    budget.total_delta.clear()
+    qtbot.keyClicks(budget.total_delta, "2e-7")
+    bigger = replace(plan, dataset=replace(plan.dataset, size_estimate=10 * plan.size()))
+    window.document.update(bigger)
+    assert budget.dataset_budget(bigger).delta == 2e-7
 
 
 def test_a_plan_under_other_terms_is_refused_before_the_confirmation(qtbot, window, sample_path, sample_plan_path,

@@ -17,7 +17,7 @@ STEPS = ("data", "unit", "columns", "statistics", "budget", "release")  # the wo
 class Place:
     """Where a problem is fixed: a step of ``STEPS``, the field of that step ("bounds", "categories", "missing",
     "kind" of a column; "unit" or "public size" of who is protected; "statistic" or "add" among the statistics;
-    "epsilon", "delta", "size", "sampling", "confidence" of the budget, or a statistic's accuracy "target" or "weight" there; "file" of the data;
+    "epsilon", "delta", "size", "sampling", "confidence" of the budget, "dataset delta" (a new dataset's total δ), or a statistic's accuracy "target" or "weight" there; "file" of the data;
     "dataset name" or "ledger" of the release), and what it is about."""
 
     step: str

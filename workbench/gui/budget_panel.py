@@ -21,7 +21,15 @@ from PySide6.QtWidgets import (
 
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
-from workbench.core.release import DatasetRecord, PostgresLedger, ReleasePlan, is_server_url, release_events
+from workbench.core.release import (
+    DEFAULT_DATASET_DELTA,
+    DatasetRecord,
+    PostgresLedger,
+    ReleasePlan,
+    is_server_url,
+    release_events,
+    suggested_dataset_delta,
+)
 from workbench.core.release.ledger import Entry, LedgerPasswordNeeded, LedgerUnreachable
 from workbench.gui.layout_barrier import LayoutBarrier
 from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger
@@ -38,6 +46,8 @@ TIPS = {
     "left": "What may still be spent on this dataset before its total budget is reached.",
     "total": "The most this dataset may ever spend, over all releases. It is recorded in the ledger at the "
     "first release; raising it later is possible and is itself recorded.",
+    "proposed delta": "Until you type one, the total δ proposed follows the plan: 1e-6 for fewer than a million "
+    "persons (or none given), else at most 1 / (100 × persons); never less than the plan's δ.",
 }
 
 
@@ -65,9 +75,11 @@ class BudgetPanel(QWidget):
         self.total_epsilon.setValue(3.0)
         self.total_epsilon.setToolTip(TIPS["total"])
         self.total_epsilon.setAccessibleName("total ε of the dataset")
-        self.total_delta = QLineEdit("1e-6")
-        self.total_delta.setToolTip(TIPS["total"] + "\n" + TIPS["delta"])
+        self.total_delta = QLineEdit(f"{DEFAULT_DATASET_DELTA:g}")  # then the plan's (``propose_total_delta``)
+        self.total_delta.setToolTip(TIPS["total"] + "\n" + TIPS["delta"] + "\n" + TIPS["proposed delta"])
         self.total_delta.setAccessibleName("total δ of the dataset")
+        self.total_delta_typed = False  # once the user types a total δ, it is theirs: no longer proposed
+        self.total_delta.textEdited.connect(self._typed_total_delta)
         self.new_dataset = QWidget()
         form = QFormLayout(self.new_dataset)
         form.addRow(QLabel("New dataset: its total budget, recorded at the first release."))
@@ -96,13 +108,27 @@ class BudgetPanel(QWidget):
         self.unknown = False  # what the dataset spent cannot be known now (the team ledger cannot be reached)
         self._last: tuple | None = None  # the last show_plan arguments, to redraw when shown
 
-    def dataset_budget(self) -> Guarantee:
-        """The total the user typed for a new dataset (BudgetError-free: checked by the core at release)."""
+    def dataset_budget(self, plan: ReleasePlan | None = None) -> Guarantee:
+        """The total for a new dataset: the user's, its δ proposed for ``plan`` until they type one
+        (``propose_total_delta``). BudgetError-free: checked by the core at release."""
+        if plan is not None:
+            self.propose_total_delta(plan)
         try:
             delta = float(self.total_delta.text())
         except ValueError:
             delta = -1.0  # the core refuses it with a clear message
         return Guarantee(self.total_epsilon.value(), delta, "total budget")
+
+    def propose_total_delta(self, plan: ReleasePlan) -> None:
+        """The new dataset's total δ proposed for ``plan`` (``suggested_dataset_delta``), unless the user typed one."""
+        if self.total_delta_typed:
+            return
+        proposed = f"{suggested_dataset_delta(plan.total.delta, plan.size()):g}"
+        if self.total_delta.text() != proposed:
+            self.total_delta.setText(proposed)
+
+    def _typed_total_delta(self, _text: str) -> None:
+        self.total_delta_typed = True
 
     def show_plan(self, plan: ReleasePlan, cost: Guarantee | None, problem: str | None = None, tight: bool = False) -> None:
         """Show ``cost``; ``tight``: it comes from the tightest accountant (else a quick valid one)."""
@@ -129,7 +155,7 @@ class BudgetPanel(QWidget):
             self.bar.setValue(0)
             self.bar_text.setText("Spent before: not known while the team ledger cannot be reached.")
             return
-        total = self.record.budget if self.record else self.dataset_budget()
+        total = self.record.budget if self.record else self.dataset_budget(plan)
         spent_before = self.record.spent.epsilon if self.record else 0.0
         after = spent_before + (cost.epsilon if cost else 0.0)
         if cost is not None and self.record is not None:

@@ -20,7 +20,8 @@ STEP_NAMES = ("1 Data", "2 Who is protected", "3 Columns", "4 Statistics", "5 Bu
 _UNIT_WORDS = ("substitute", "add/remove", "add or remove", "neighbour", "rows per person", "per person",
                "public size", "privacy unit", "id column")
 _BUDGET_FIELDS = {"epsilon": "the total ε", "delta": "the total δ", "size": "the public size estimate",
-                  "sampling": "the sampling rate", "confidence": "the total ε"}
+                  "sampling": "the sampling rate", "confidence": "the total ε",
+                  "dataset delta": "the new dataset's total δ"}
 
 
 class Problem(str):

@@ -25,6 +25,7 @@ from workbench.gui.workers import Task
 
 if TYPE_CHECKING:
     from workbench.core.data import Table
+    from workbench.core.privacy import Guarantee
     from workbench.gui.data_page import LoadedTable
 
 RECENT_KEY, RECENT_MAX = "recent_files", 8
@@ -152,7 +153,8 @@ class MainWindow(QMainWindow):
         self._columns_page = ColumnsPage(document)
         self._statistics_page = StatisticsPage(document)
         self._preview_page = PreviewPage(document)
-        self._release_page = ReleasePage(document, self._preview_page.budget.dataset_budget)
+        # a new dataset's total, its δ proposed for the plan as it is now (the preview may not have shown it yet)
+        self._release_page = ReleasePage(document, self._dataset_budget)
         pages = (self._data_page, self._unit_page, self._columns_page, self._statistics_page, self._preview_page,
                  self._release_page)
         for page, (title, tip) in zip(pages, STEPS):
@@ -165,7 +167,7 @@ class MainWindow(QMainWindow):
         self._release_page.released.connect(lambda _: self._preview_page.budget.invalidate())
         self._release_page.charged.connect(self._preview_page.budget.invalidate)
         self._release_page.go_to.connect(self.go_to)
-        self._columns_page.dataset_budget = self._preview_page.budget.dataset_budget
+        self._columns_page.dataset_budget = self._dataset_budget
         self._columns_page.bounds_released.connect(lambda _: self._preview_page.budget.invalidate())
         self._columns_page.categories_released.connect(lambda _: self._preview_page.budget.invalidate())
         document.changed.connect(self._update_title)
@@ -316,6 +318,10 @@ class MainWindow(QMainWindow):
         self.data_page.show_table(loaded)
         self._remember(table.source)
         self.statusBar().showMessage(f"Loaded {table.source}")
+
+    def _dataset_budget(self) -> "Guarantee":
+        """The total budget step 5 gives a dataset new to the ledger, its δ proposed for the plan as it is now."""
+        return self._preview_page.budget.dataset_budget(self._document.plan)
 
     def go_to(self, place) -> None:
         """Show the step and the field where a problem is fixed (a fix_places.Place), with the keyboard focus on it."""

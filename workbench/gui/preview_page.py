@@ -483,8 +483,8 @@ class PreviewPage(QWidget):
         self._drag = None
 
     def focus_field(self, control: str, statistic: int | None = None) -> None:
-        """The focus on the field a problem is about: "epsilon", "delta", "size" or "sampling"; "target" or
-        "weight" of the statistic in row ``statistic``."""
+        """The focus on the field a problem is about: "epsilon", "delta", "size", "sampling" or "dataset delta" (a
+        new dataset's total δ); "target" or "weight" of the statistic in row ``statistic``."""
         self.recompute()  # the fields show the plan as it is now before one takes the focus (a focused field is
         # not overwritten by a later refresh)
         if control in ("target", "weight") and statistic is not None and statistic < self.table.rowCount():
@@ -493,7 +493,8 @@ class PreviewPage(QWidget):
                 self.table.scrollTo(self.table.model().index(statistic, 0))
                 cell.setFocus()
                 return
-        field = {"delta": self.delta, "size": self.size, "sampling": self.sampling}.get(control, self.epsilon)
+        field = {"delta": self.delta, "size": self.size, "sampling": self.sampling,
+                 "dataset delta": self.budget.total_delta}.get(control, self.epsilon)
         field.setFocus()
         field.selectAll()
 

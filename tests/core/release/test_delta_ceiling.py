@@ -8,11 +8,18 @@ import pytest
 
 from workbench.cli import main
 from workbench.core.data.schema import Neighbouring, NumericColumn, Schema
-from workbench.core.errors import BudgetError
+from workbench.core.errors import BudgetError, Place
 from workbench.core.privacy.events import Guarantee
 from workbench.core.privacy.mechanisms import MechanismKind
 from workbench.core.release.ledger import Ledger, Registration, Terms
-from workbench.core.release.plan import DELTA_CEILING, Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+from workbench.core.release.plan import (
+    DELTA_CEILING,
+    Budget,
+    DatasetDescription,
+    PlannedStatistic,
+    ReleasePlan,
+    suggested_dataset_delta,
+)
 from workbench.core.statistics.moments import Mean
 
 WHY = r"probability that the guarantee fails outright"
@@ -88,3 +95,28 @@ def test_the_command_line_refuses_it_with_the_same_words(sample_path, tmp_path, 
     assert main(["plan-template", str(sample_path), "--out", str(tmp_path / "t.plan.json"), "--delta", "0.01"]) == 2
     assert WHY in " ".join(capsys.readouterr().err.split())
     assert not (tmp_path / "o").exists() and not (tmp_path / "t.plan.json").exists()
+
+
+@pytest.mark.parametrize("persons", [None, 100, 25_000, 999_999, 1_000_000, 16_000_000, 400_000_000])
+@pytest.mark.parametrize("plan_delta", [0.0, 1e-12, 1e-9, 1e-7, 1e-6])
+def test_the_total_delta_proposed_for_a_new_dataset_is_registered_and_covers_the_plan(persons, plan_delta):
+    """The app proposes a new dataset's total δ (step 5) from its plan: far below one over the number of persons,
+    at least the plan's δ, so that a plan the rule accepts is never refused for the total proposed beside it."""
+    planned = plan(plan_delta, size_estimate=persons)
+    try:
+        planned.validate()
+    except BudgetError:
+        return  # a plan δ the rule refuses for this many persons: its own refusal, whatever the total
+    proposed = suggested_dataset_delta(plan_delta, persons)
+    assert proposed >= plan_delta
+    if persons and persons >= 1_000_000:  # where 1e-6 is refused: far below one over the persons
+        assert proposed <= 0.01 / persons or proposed == plan_delta
+    else:
+        assert proposed == max(1e-6, plan_delta)  # as before
+    Registration(Guarantee(1.0, proposed, "total budget"), Terms("add_remove", "one row of the table"), persons)  # not refused
+
+
+def test_a_new_datasets_total_delta_refused_is_placed_at_that_total():
+    with pytest.raises(BudgetError, match="at least 1 / 25000") as refused:
+        Registration(Guarantee(1.0, 1e-3, "total budget"), Terms("add_remove", "one row of the table"), 25_000)
+    assert refused.value.place == Place("budget", "dataset delta")

@@ -18,12 +18,14 @@ from workbench.core.release.ledger_postgres import PostgresLedger
 from workbench.core.release.ledger_sqlite import SqliteLedger
 from workbench.core.release.plan import (
     DELTA_CEILING,
+    DEFAULT_DATASET_DELTA,
     Budget,
     DatasetDescription,
     PlannedStatistic,
     PlannedSynthetic,
     ReleasePlan,
     check_delta_for_size,
+    suggested_dataset_delta,
     suggested_delta,
 )
 from workbench.core.release.planner import (
@@ -57,7 +59,7 @@ from workbench.core.release.versions import PrintVersion, software_in_words
 
 __all__ = [
     "BoundsEstimate", "Budget", "budget_plan", "categorical_column", "CategoryWarning", "check_categories",
-    "check_delta_for_size", "DELTA_CEILING",
+    "check_delta_for_size", "DELTA_CEILING", "suggested_dataset_delta", "DEFAULT_DATASET_DELTA",
     "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_location", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
     "describe_columns", "engine_hashes_rows", "error_basis", "estimate_bounds", "expected_error", "group_size", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",

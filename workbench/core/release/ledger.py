@@ -170,7 +170,10 @@ class Registration:
 
     def __post_init__(self) -> None:
         _check_budget(self.budget)
-        _check_total_delta(self.budget.delta, self.terms.public_size or self.size_estimate)
+        try:
+            _check_total_delta(self.budget.delta, self.terms.public_size or self.size_estimate)
+        except BudgetError as exc:  # the new dataset's total, not the plan's δ
+            raise exc.placed(Place("budget", "dataset delta")) from None
 
     def to_json(self, fingerprint: str | None, content_fingerprint: str | None = None) -> dict[str, Any]:
         data = {"budget": {"epsilon": self.budget.epsilon, "delta": self.budget.delta}, **self.terms.to_json()}

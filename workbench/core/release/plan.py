@@ -103,6 +103,16 @@ def suggested_delta(size: int | None) -> float:
 
 
 DELTA_CEILING = 1e-5  # the largest δ accepted without a number of persons to weigh it against
+DEFAULT_DATASET_DELTA = 1e-6  # a new dataset's total δ proposed, where the rule accepts it
+
+
+def suggested_dataset_delta(plan_delta: float, size: int | None) -> float:
+    """The total δ proposed for a dataset new to the ledger, shared by all its releases: ``DEFAULT_DATASET_DELTA``
+    where ``check_delta_for_size`` accepts it (no number of persons, or fewer than a million), else one far below one
+    over the number of persons (``suggested_delta``); and at least the first plan's δ. The fixed 1e-6 it replaces
+    was refused for every dataset of a million persons or more, and a statistics office's registers are that large."""
+    usual = DEFAULT_DATASET_DELTA
+    return max(usual if not size or usual < 1.0 / size else suggested_delta(size), plan_delta)
 
 
 def check_delta_for_size(delta: float, size: int | None, what: str = "δ") -> None:
