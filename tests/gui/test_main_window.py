@@ -804,6 +804,7 @@ def test_looking_a_file_up_in_the_ledger_shows_its_reading_and_can_be_cancelled(
     Cancel stops there, nothing spent."""
     import threading
 
+    import workbench.gui.release_page as release_page
     from workbench.core.release.ledger import Ledger as LedgerClass
 
     page = _checked_out_of_core(qtbot, window, sample_path, sample_plan_path, monkeypatch)
@@ -839,12 +840,16 @@ def test_looking_a_file_up_in_the_ledger_shows_its_reading_and_can_be_cancelled(
     monkeypatch.setattr(LedgerClass, "fingerprint", heard)
     reports: list[float] = []
     monkeypatch.setattr(page, "_progress", reports.append)  # the bar's slot, connected as the task starts
+    passes: list[str] = []
+    monkeypatch.setattr(page, "_passing", passes.append)  # the words each pass is shown with
     page.confirm_and_release()
     qtbot.waitUntil(lambda: page.result is not None and page.task is None, timeout=120_000)
     assert Ledger(private_ledger).dataset(window.document.plan.dataset.name).releases == 2
     # looked up before the engine, read again after it, each to its end
     assert [again for again, fraction in read if fraction == 1.0] == [False, True] and read[0][0] is False
     assert reports.count(1.0) >= 2
+    # the bar says which reading it measures: it fills once for each
+    assert passes == [release_page.LOOKED_UP, release_page.OUT_OF_CORE, release_page.RECOGNISED]
 
 
 def test_a_task_reports_every_pass_over_a_file():
@@ -857,6 +862,18 @@ def test_a_task_reports_every_pass_over_a_file():
     for fraction in (0.5, 0.4, 1.0, 0.001, 0.002, 0.5, 1.0):
         task.report(fraction)
     assert shown == [0.5, 1.0, 0.001, 0.5, 1.0]  # within a pass, never back
+
+
+def test_a_pass_reported_with_its_words_says_them_before_its_first_fraction():
+    from workbench.gui.workers import Task
+
+    task, heard = Task(lambda: None), []
+    task.progress.connect(lambda fraction: heard.append(fraction))
+    task.passing.connect(lambda words: heard.append(words))
+    looked_up, read = task.reporter("looked up"), task.reporter("read")
+    for report, fraction in ((looked_up, 0.5), (looked_up, 1.0), (read, 0.25), (read, 1.0)):
+        report(fraction)
+    assert heard == ["looked up", 0.5, 1.0, "read", 0.25, 1.0]
 
 
 def test_a_background_category_check_that_fails_says_so_beside_ready(qtbot, window, sample_path, sample_plan_path,

@@ -52,6 +52,10 @@ from workbench.gui.workers import Task, show_fraction
 INPUT_FAMILY = {".sav": "sav", ".zsav": "sav", ".dta": "dta", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 
 SHOW_OTHER_HOW = "tick \"Show '(other)' groups\" in step 6 to show them"
+# the words of each pass a release makes over its file, on the bar after its percentage
+LOOKED_UP = "of the file read to look it up in the ledger"
+OUT_OF_CORE = "of the file read out of core"
+RECOGNISED = "of the file read again, for the ledger to recognise it"
 
 HEADERS = ["Statistic", "Cell", "Released value", "± error (95%)", "Reliability", "ε", "δ", "Mechanism", "Note"]
 
@@ -107,6 +111,7 @@ class ReleasePage(QWidget):
         self.show_other.toggled.connect(self._show_other_toggled)
         self.quality = SyntheticQuality()
         self.busy = QProgressBar()
+        self._pass_words = OUT_OF_CORE  # the words of the pass the bar measures (``Task.reporter``)
         self.busy.setRange(0, 0)
         self.busy.hide()
         self.cancel_button = QPushButton("Cancel")
@@ -317,6 +322,7 @@ class ReleasePage(QWidget):
         location, budget = chosen_location(), self.dataset_budget()
 
         def run() -> Release:
+            again = task.reporter(RECOGNISED)  # the file's bytes hashed for the ledger at the charge
             ledger = open_ledger(location)
             known = ledger.has_dataset(plan.dataset.name)
             # a synthetic table's fit takes a while: Cancel stays possible until the charge (``task.commit``), and
@@ -326,18 +332,19 @@ class ReleasePage(QWidget):
                 if not synthetic:
                     task.commit()
                 return release(table, plan, ledger, dataset_budget=None if known else budget, progress=words,
-                               before_charge=task.commit if synthetic else None, file_progress=task.report)
+                               before_charge=task.commit if synthetic else None, file_progress=again)
             # the plan's encoding, as the command line reads it (the table shown was read in the same one)
             source = file_source(table.source, delimiter=table.delimiter, encoding=plan.dataset.encoding)
             # a file this ledger recorded for an earlier release, unchanged: its rows are not hashed again (its
             # bytes are, with the bar showing them read, and Cancel stopping it)
-            hashes = engine_hashes_rows(ledger, source, task.report)
-            with OutOfCoreData(source, plan.used_schema(), progress=task.report, hashes_content=hashes) as data:
+            hashes = engine_hashes_rows(ledger, source, task.reporter(LOOKED_UP))
+            with OutOfCoreData(source, plan.used_schema(), progress=task.reporter(OUT_OF_CORE),
+                               hashes_content=hashes) as data:
                 if not synthetic:
                     task.commit()  # the file is read; from here the release is charged and shown, not stopped
                 return release(source, plan, ledger, dataset_budget=None if known else budget, data=data,
                                progress=words, before_charge=task.commit if synthetic else None,
-                               file_progress=task.report)
+                               file_progress=again)
 
         synthetic = self.has_synthetic()
 
@@ -347,6 +354,7 @@ class ReleasePage(QWidget):
         task.stopped.connect(self._stopped)
         task.progress.connect(self._progress)
         task.said.connect(self._said)
+        task.passing.connect(self._passing)
         self.release_button.setEnabled(False)
         self.busy.setRange(0, 0)
         self.busy.show()
@@ -360,13 +368,17 @@ class ReleasePage(QWidget):
                             f"Reading {table.source.name} out of core, then releasing… (the window stays usable)")
         task.start()
 
+    def _passing(self, words: str) -> None:
+        self._pass_words = words
+
     def _progress(self, fraction: float) -> None:
-        """A pass over the file (looked up in the ledger, read out of core, read again to recognise it) measured;
-        between passes, and while the statistics are computed after the last, the bar is busy again."""
+        """A pass over the file (looked up in the ledger, read out of core, read again to recognise it) measured,
+        with its words (``Task.reporter``); between passes, and while the statistics are computed after the last,
+        the bar is busy again."""
         if fraction >= 1.0:
             self.busy.setRange(0, 0)
             return
-        show_fraction(self.busy, fraction, "of the file read")
+        show_fraction(self.busy, fraction, self._pass_words)
 
     def _said(self, words: str) -> None:
         if self.task is not None:

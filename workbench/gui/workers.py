@@ -30,6 +30,7 @@ class Task(QObject):
     failed = Signal(object)  # the exception
     progress = Signal(float)  # the fraction done, from ``report``
     said = Signal(str)  # what a long step is doing, from ``say``
+    passing = Signal(str)  # the words of the pass over a file that the next fractions measure (``reporter``)
     stopped = Signal(object)  # a cancelled task's end, nothing charged: the exception it stopped with, or None
 
     def __init__(self, function: Callable[[], Any]) -> None:
@@ -76,6 +77,21 @@ class Task(QObject):
         if fraction - self._reported >= 0.005 or fraction >= 1.0 or (self._reported >= 1.0 and fraction < 1.0):
             self._reported = fraction
             self.progress.emit(fraction)
+
+    def reporter(self, words: str) -> Callable[[float], None]:
+        """``report`` for one kind of pass over a file, its fractions shown with ``words`` ("of the file read out of
+        core"): the words reach the window before the first of its fractions (signals from one thread arrive in
+        order), so a bar that fills twice says which reading it measures."""
+        told = False
+
+        def report(fraction: float) -> None:
+            nonlocal told
+            if not told:
+                told = True
+                self.passing.emit(words)
+            self.report(fraction)
+
+        return report
 
     def say(self, words: str) -> None:
         """Called by the function, on the worker thread: what it is doing now (a synthetic table's fit)."""
