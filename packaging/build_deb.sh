@@ -56,7 +56,9 @@ CONTROL
 
 say "Packing $OUT"
 mkdir -p "$ROOT/dist"
-dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" -z"${DEB_LEVEL:-9}" --build "$STAGE" "$OUT" >/dev/null
+# DEB_THREADS: the compressor's threads at most (dpkg 1.21.9 or later; by default as many as dpkg-deb likes)
+dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" -z"${DEB_LEVEL:-9}" ${DEB_THREADS:+--threads-max="$DEB_THREADS"} \
+  --build "$STAGE" "$OUT" >/dev/null
 rm -rf "$STAGE"
 say "$(du -m "$OUT" | cut -f1) MB: $OUT"
 echo "$OUT"
