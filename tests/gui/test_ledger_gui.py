@@ -34,6 +34,7 @@ def test_a_new_datasets_total_delta_is_held_to_the_same_rule(qtbot, window, samp
     page = window.release_page
     refusals = []
     monkeypatch.setattr(page, "_refuse", lambda title, error: refusals.append(error))
+    window.preview_page.recompute()  # step 5 shows this plan's dataset, as it does once the plan is open
     field = window.preview_page.budget.total_delta
     field.clear()
     qtbot.keyClicks(field, "0.001")  # typed: the sample's estimate is 25,000 persons
@@ -79,11 +80,22 @@ def test_a_typed_total_delta_is_the_users_and_is_not_proposed_again(qtbot, windo
     budget = window.preview_page.budget
     plan = window.document.plan
     assert budget.dataset_budget(plan).delta == suggested_dataset_delta(plan.total.delta, plan.size())
+    window.preview_page.recompute()
     budget.total_delta.clear()
     qtbot.keyClicks(budget.total_delta, "2e-7")
     bigger = replace(plan, dataset=replace(plan.dataset, size_estimate=10 * plan.size()))
     window.document.update(bigger)
-    assert budget.dataset_budget(bigger).delta == 2e-7
+    assert budget.dataset_budget(bigger).delta == 2e-7  # the same dataset: the user's δ
+    register = replace(bigger, dataset=replace(bigger.dataset, name="Register 2026", size_estimate=16_000_000))
+    assert budget.dataset_budget(register).delta == suggested_dataset_delta(register.total.delta, 16_000_000)
+
+
+def test_the_total_delta_proposed_is_never_rounded_below_the_plans(qtbot, window, sample_path, sample_plan_path):
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    plan = window.document.plan
+    odd = replace(plan, total=Budget(plan.total.epsilon, 2.3456749e-6))  # '2.34567e-06' with six digits
+    assert window.preview_page.budget.dataset_budget(odd).delta == 2.3456749e-6
 
 
 def test_a_plan_under_other_terms_is_refused_before_the_confirmation(qtbot, window, sample_path, sample_plan_path,
@@ -122,3 +134,17 @@ def test_a_ledger_whose_key_is_not_here_is_refused_before_the_confirmation(
     page.confirm_and_release()
     assert refusals and "dp-workbench ledger key import" in refusals[0]
     assert page.result is None and Ledger(private_ledger).dataset(window.document.plan.dataset.name).releases == 1
+
+
+def test_a_total_delta_typed_before_any_proposal_is_kept_for_the_first_dataset(qtbot, sample_plan_path):
+    from workbench.core.release import ReleasePlan
+    from workbench.gui.budget_panel import BudgetPanel
+
+    panel = BudgetPanel()
+    qtbot.addWidget(panel)
+    panel.total_delta.clear()
+    qtbot.keyClicks(panel.total_delta, "2e-7")
+    plan = ReleasePlan.load(sample_plan_path)
+    assert panel.dataset_budget(plan).delta == 2e-7
+    other = replace(plan, dataset=replace(plan.dataset, name="Another survey"))
+    assert panel.dataset_budget(other).delta == suggested_dataset_delta(other.total.delta, other.size())

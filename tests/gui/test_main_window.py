@@ -718,7 +718,7 @@ def test_the_tables_example_plan_opens_previews_and_releases_in_the_app(qtbot, w
     release.ask = False
     release.confirm_and_release()  # ε = 4 does not fit the new dataset's default total: refused before asking
     assert release.task is None and release.result is None
-    assert warnings[-1][0] == "This release cannot be made" and "'Total ε' under 'New dataset' in step 5" in warnings[-1][1]
+    assert warnings[-1][0] == "This release cannot be made" and "'Total ε' and 'Total δ' under 'New dataset' in step 5" in warnings[-1][1]
     window.preview_page.budget.total_epsilon.setValue(5.0)
     warnings.clear()
     release.confirm_and_release()

@@ -78,7 +78,8 @@ class BudgetPanel(QWidget):
         self.total_delta = QLineEdit(f"{DEFAULT_DATASET_DELTA:g}")  # then the plan's (``propose_total_delta``)
         self.total_delta.setToolTip(TIPS["total"] + "\n" + TIPS["delta"] + "\n" + TIPS["proposed delta"])
         self.total_delta.setAccessibleName("total δ of the dataset")
-        self.total_delta_typed = False  # once the user types a total δ, it is theirs: no longer proposed
+        self._proposed_for: str | None = None  # the dataset whose total δ the field proposes
+        self._typed_for: str | None = None  # the dataset whose total δ the user typed: theirs, no longer proposed
         self.total_delta.textEdited.connect(self._typed_total_delta)
         self.new_dataset = QWidget()
         form = QFormLayout(self.new_dataset)
@@ -120,15 +121,23 @@ class BudgetPanel(QWidget):
         return Guarantee(self.total_epsilon.value(), delta, "total budget")
 
     def propose_total_delta(self, plan: ReleasePlan) -> None:
-        """The new dataset's total δ proposed for ``plan`` (``suggested_dataset_delta``), unless the user typed one."""
-        if self.total_delta_typed:
+        """The new dataset's total δ proposed for ``plan`` (``suggested_dataset_delta``), unless the user typed one
+        for this dataset (another dataset gets its own proposal)."""
+        name = plan.dataset.name
+        if self._typed_for == "" and self._proposed_for is None:  # typed before any proposal: the first dataset's
+            self._typed_for = name
+        if self._typed_for == name:
             return
-        proposed = f"{suggested_dataset_delta(plan.total.delta, plan.size()):g}"
-        if self.total_delta.text() != proposed:
-            self.total_delta.setText(proposed)
+        self._proposed_for = name
+        proposed = suggested_dataset_delta(plan.total.delta, plan.size())
+        text = f"{proposed:g}"
+        if float(text) != proposed:  # six digits would round it, perhaps below the plan's δ
+            text = repr(proposed)
+        if self.total_delta.text() != text:
+            self.total_delta.setText(text)
 
     def _typed_total_delta(self, _text: str) -> None:
-        self.total_delta_typed = True
+        self._typed_for = self._proposed_for if self._proposed_for is not None else ""
 
     def show_plan(self, plan: ReleasePlan, cost: Guarantee | None, problem: str | None = None, tight: bool = False) -> None:
         """Show ``cost``; ``tight``: it comes from the tightest accountant (else a quick valid one)."""

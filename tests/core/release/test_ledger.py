@@ -105,8 +105,12 @@ def test_each_refusal_names_where_it_is_fixed(ledger):
     assert place == Place("budget", "delta")
     new = Registration(budget(1.0), ROW)
     assert refusal(lambda: ledger.check_affordable("new", [event(2.0)], new_dataset=new)) == Place("budget", "epsilon")
-    assert refusal(lambda: ledger.check_affordable("new", [event(0.1, 1e-7)], new_dataset=new)) == Place("budget",
-                                                                                                           "delta")
+    # a new dataset's δ overspent: its own total δ (step 5's 'New dataset'), which the app proposes from the plan
+    dataset_delta = Place("budget", "dataset delta")
+    assert refusal(lambda: ledger.check_affordable("new", [event(0.1, 1e-7)], new_dataset=new)) == dataset_delta
+    assert refusal(lambda: ledger.charge("new", [event(0.1, 1e-7)], {"statistics": []}, {}, ROW,
+                                         new_dataset=new)) == dataset_delta
+    assert refusal(lambda: Registration(budget(1.0, 1.5), ROW)) == dataset_delta  # no δ at all
 
     other_relation = Terms("substitute", "one row of the table", public_size=1000)
     assert refusal(lambda: ledger.check_terms("survey", other_relation)) == Place("unit", "unit")

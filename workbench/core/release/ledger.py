@@ -169,10 +169,14 @@ class Registration:
     size_estimate: int | None = None
 
     def __post_init__(self) -> None:
-        _check_budget(self.budget)
+        from workbench.core.privacy import check_delta, check_epsilon
+
+        check_epsilon(self.budget.epsilon)
         try:
+            if self.budget.delta:
+                check_delta(self.budget.delta)
             _check_total_delta(self.budget.delta, self.terms.public_size or self.size_estimate)
-        except BudgetError as exc:  # the new dataset's total, not the plan's δ
+        except BudgetError as exc:  # the new dataset's total δ, not the plan's
             raise exc.placed(Place("budget", "dataset delta")) from None
 
     def to_json(self, fingerprint: str | None, content_fingerprint: str | None = None) -> dict[str, Any]:
@@ -188,7 +192,7 @@ class Registration:
     def check_affordable(self, name: str, events: list[MechanismEvent]) -> Guarantee:
         """Raise BudgetError if a first release of ``events`` would overspend this total already;
         the advice is to give the dataset a larger total, since nothing is recorded yet to raise."""
-        return _check_affordable(self.as_record(name), [], events, NEW_DATASET_ADVICE)
+        return _check_affordable(self.as_record(name), [], events, NEW_DATASET_ADVICE, delta_place="dataset delta")
 
 
 @dataclass(frozen=True)
@@ -556,7 +560,8 @@ class Ledger(ABC):
             elif history:
                 _check_terms(name, history, terms)
             advice = NEW_DATASET_ADVICE if fresh else self.raise_advice
-            cost = _check_affordable(_record(name, history), release_events(history), events, advice, history)
+            cost = _check_affordable(_record(name, history), release_events(history), events, advice, history,
+                                     delta_place="dataset delta" if fresh else "delta")
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
             if read_as is not None and fingerprint and content_fingerprint:
                 data["read_as"] = read_as
@@ -717,16 +722,17 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
 RAISE_ADVICE = "Spend less, or raise the total with `dp-workbench ledger raise` (that is recorded)."
 NEW_DATASET_ADVICE = (
     "Spend less, or give the dataset a larger total budget, which is recorded at its first release "
-    "(`--dataset-budget` on the command line; 'Total ε' under 'New dataset' in step 5 of the app)."
+    "(`--dataset-budget` on the command line; 'Total ε' and 'Total δ' under 'New dataset' in step 5 of the app)."
 )
 
 
 def _check_affordable(
     record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent], advice: str = RAISE_ADVICE,
-    history: list[Entry] | None = None,
+    history: list[Entry] | None = None, delta_place: str = "delta",
 ) -> Guarantee:
     """The cost of ``events``; BudgetError naming the overspend, and who spent what before, if the dataset
-    cannot afford it, placed at the plan's total ε if ε is overspent, else at its total δ."""
+    cannot afford it, placed at the plan's total ε if ε is overspent, else at ``delta_place`` (the plan's total δ;
+    a new dataset's own, "dataset delta", where the app has it)."""
     cost = compose(events)
     over = overspend(compose([*spent, *events], delta=record.budget.delta), record.budget.epsilon, record.budget.delta)
     if over:
@@ -736,7 +742,7 @@ def _check_affordable(
             f"{record.remaining_in_words} left of its total "
             f"ε = {record.budget.epsilon:g}, δ = {record.budget.delta:g}: it would overspend by "
             f"ε {over[0]:g}, δ {over[1]:g}.{spent_by_whom(history or [])} Nothing was released. {advice}",
-            place=Place("budget", "epsilon" if epsilon_over else "delta"),
+            place=Place("budget", "epsilon" if epsilon_over else delta_place),
         )
     return cost
 

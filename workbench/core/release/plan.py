@@ -112,7 +112,12 @@ def suggested_dataset_delta(plan_delta: float, size: int | None) -> float:
     over the number of persons (``suggested_delta``); and at least the first plan's δ. The fixed 1e-6 it replaces
     was refused for every dataset of a million persons or more, and a statistics office's registers are that large."""
     usual = DEFAULT_DATASET_DELTA
-    return max(usual if not size or usual < 1.0 / size else suggested_delta(size), plan_delta)
+    proposed = usual if not size or usual < 1.0 / size else suggested_delta(size)
+    try:
+        check_delta_for_size(plan_delta, size)
+    except BudgetError:  # a plan δ the rule refuses is refused where it is set, not copied into the total
+        return proposed
+    return max(proposed, plan_delta)
 
 
 def check_delta_for_size(delta: float, size: int | None, what: str = "δ") -> None:
