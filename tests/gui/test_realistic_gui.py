@@ -126,3 +126,29 @@ def test_categories_are_found_with_differential_privacy_after_the_terms_are_show
         "none", "primary", "lower secondary", "upper secondary", "tertiary"}
     assert "values found" in dialog.find_terms.text()
     assert Ledger(private_ledger).dataset(plan.dataset.name).releases == 1
+
+
+def test_a_registers_category_search_proposes_a_delta_far_below_one_over_its_persons(qtbot, window, sample_path,
+                                                                                    sample_plan_path, monkeypatch):
+    """A fixed 1e-7 is at least one over the persons of a register of ten million or more, and is refused there:
+    step 3's search proposes a δ far below it, and its terms are shown, not a refusal."""
+    from dataclasses import replace
+
+    from gui_helpers import load
+
+    from workbench.core.release.category_discovery import default_delta
+    from workbench.gui.columns_page import CategoriesDialog
+
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    plan = window.document.plan
+    window.document.update(replace(plan, dataset=replace(plan.dataset, size_estimate=16_000_000)))
+    shown = []
+    monkeypatch.setattr(CategoriesDialog, "exec", lambda dialog: shown.append(dialog) or 0)  # closed at once
+    page = window.columns_page
+    page._edit_categories([s.name for s in plan.schema.columns].index("education"))
+    dialog = shown[0]
+    assert float(dialog.find_delta.text()) == default_delta(16_000_000) <= 0.01 / 16_000_000
+    assert "listed only if its noisy count is at least" in dialog.find_terms.text() and dialog.find_button.isEnabled()
+    dialog.find_delta.setText("1e-7")
+    assert "is at least 1 / 16000000" in dialog.find_terms.text() and not dialog.find_button.isEnabled()

@@ -43,6 +43,7 @@ from workbench.core.release.bounds import search_schema
 from workbench.core.release.category_discovery import (
     DEFAULT_DELTA,
     DEFAULT_EPSILON,
+    default_delta,
     discover_categories,
     discovery_terms,
     with_categories,
@@ -109,8 +110,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     categories.add_argument("--column", "-c", required=True, help="the column whose categories you do not know")
     categories.add_argument("--epsilon", type=float,
                             help="the ε to spend; without it nothing is read or spent, the terms are shown")
-    categories.add_argument("--delta", type=float, default=DEFAULT_DELTA,
-                            help=f"the chance that a value one person holds is listed (default {DEFAULT_DELTA:g})")
+    categories.add_argument("--delta", type=float,
+                            help=f"the chance that a value one person holds is listed (default {DEFAULT_DELTA:g}, or "
+                            "far below one over the plan's number of persons where that is less)")
     categories.add_argument("--write", action="store_true",
                             help="write the categories found into the plan (the column described as categorical)")
     dataset_budget_argument(categories)
@@ -249,11 +251,12 @@ def _plan_budget(args: argparse.Namespace) -> int:
 
 def _categories(args: argparse.Namespace) -> int:
     plan = ReleasePlan.load(args.plan)
+    delta = args.delta if args.delta is not None else default_delta(plan.size())
     if args.epsilon is None:  # nothing is read: what it would spend and list
-        print(discovery_terms(plan.schema, args.column, DEFAULT_EPSILON, args.delta).in_words())
+        print(discovery_terms(plan.schema, args.column, DEFAULT_EPSILON, delta, plan.size()).in_words())
         print("\nGive --epsilon to spend it (charged to the ledger), and --write to put the list into the plan.")
         return 0
-    found = discover_categories(load(args, plan=plan), plan, args.column, args.epsilon, args.delta, Ledger(args.ledger),
+    found = discover_categories(load(args, plan=plan), plan, args.column, args.epsilon, delta, Ledger(args.ledger),
                                 dataset_budget(args))
     print(found.terms.in_words())  # charged: the ledger holds it durably now
     print()

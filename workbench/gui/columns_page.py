@@ -50,6 +50,7 @@ from workbench.core.release.category_discovery import (
     DEFAULT_EPSILON,
     DiscoveredCategories,
     DiscoveryTerms,
+    default_delta,
     discover_categories,
     discovery_terms,
 )
@@ -88,10 +89,12 @@ class CategoriesDialog(QDialog):
     def __init__(self, column: str, categories: tuple[str, ...], parent: QWidget,
                  outside: OutsideCategories = OutsideCategories.OTHER,
                  find: Callable[[float, float], DiscoveredCategories] | None = None,
-                 terms: Callable[[float, float], DiscoveryTerms] | None = None) -> None:
+                 terms: Callable[[float, float], DiscoveryTerms] | None = None,
+                 delta: float = DEFAULT_DELTA) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Categories of {column}")
         self.column, self._find, self._terms = column, find, terms
+        self._delta = delta  # the search's δ proposed for the plan's number of persons (``default_delta``)
         self.ask = True  # confirm before spending (tests answer for the user)
         self.task: Task | None = None
         self.found: DiscoveredCategories | None = None
@@ -121,7 +124,7 @@ class CategoriesDialog(QDialog):
         self.find_epsilon.setDecimals(2)
         self.find_epsilon.setValue(DEFAULT_EPSILON)
         self.find_epsilon.setAccessibleName("ε for finding the categories")
-        self.find_delta = QLineEdit(f"{DEFAULT_DELTA:g}")
+        self.find_delta = QLineEdit(f"{delta:g}")
         self.find_delta.setAccessibleName("δ for finding the categories")
         self.find_delta.setMaximumWidth(90)
         self.find_button = QPushButton("Find them with differential privacy…")
@@ -149,7 +152,7 @@ class CategoriesDialog(QDialog):
             delta = parse_number(self.find_delta.text())
         except ValueError:
             raise WorkbenchError("δ must be a number, such as 1e-7.") from None
-        return self._terms(self.find_epsilon.value(), delta if delta is not None else DEFAULT_DELTA)
+        return self._terms(self.find_epsilon.value(), delta if delta is not None else self._delta)
 
     def _show_terms(self) -> None:
         try:
@@ -524,9 +527,10 @@ class ColumnsPage(QWidget):
                 return discover_categories(table, plan, spec.name, epsilon, delta, ledger, None if known else budget)
 
             def terms(epsilon: float, delta: float) -> DiscoveryTerms:
-                return discovery_terms(plan.schema, spec.name, epsilon, delta)
+                return discovery_terms(plan.schema, spec.name, epsilon, delta, plan.size())
 
-        dialog = CategoriesDialog(spec.name, spec.categories, self, spec.outside, find, terms)
+        dialog = CategoriesDialog(spec.name, spec.categories, self, spec.outside, find, terms,
+                                  default_delta(self.document.plan.size()))
         dialog.ask = self.ask
         self.open_dialog = dialog  # for tests
         accepted = dialog.exec() == QDialog.DialogCode.Accepted

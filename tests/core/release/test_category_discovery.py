@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +28,10 @@ from workbench.core.data.schema import (
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release.category_discovery import (
+    DEFAULT_DELTA,
     MAX_DELTA,
     _measurement,
+    default_delta,
     discover_categories,
     discovery_terms,
     with_categories,
@@ -59,6 +62,21 @@ def test_what_it_spends_and_lists_is_known_before_anything_is_read():
         discovery_terms(_schema(), "job", 1.0, MAX_DELTA * 10)
     with pytest.raises(WorkbenchError):
         discovery_terms(_schema(), "job", 0.0, 1e-7)
+
+
+@pytest.mark.parametrize("persons", [None, 1000, 100_000, 1_000_000, 10_000_000, 16_000_000, 400_000_000])
+def test_the_searchs_delta_is_held_to_the_rule_for_the_plans_persons_and_its_default_passes_it(persons):
+    """A δ of one over the persons or more would let a value one person holds be listed too often: refused, as
+    every δ is (a fixed 1e-7 was accepted for a register of 16 million). The δ proposed passes."""
+    proposed = default_delta(persons)
+    if not persons or persons <= 100_000:
+        assert proposed == DEFAULT_DELTA
+    else:
+        assert 0.001 / persons < proposed <= 0.01 / persons  # a power of ten, far below one over the persons
+    assert discovery_terms(_schema(), "job", 1.0, proposed, persons).delta <= proposed
+    if persons and persons >= 10_000_000:
+        with pytest.raises(WorkbenchError, match="The category search's δ = 1e-07 is at least 1 / "):
+            discovery_terms(_schema(), "job", 1.0, 1e-7, persons)
 
 
 def _table(frame: pd.DataFrame, tmp_path: Path) -> Table:
@@ -118,6 +136,12 @@ def test_the_command_line_says_the_terms_first_and_writes_the_list(tmp_path, cap
     assert "noisy count of rows" in out and "Wrote the categories" in out
     assert set(ReleasePlan.load(plan_path).schema.column("education").categories) == {
         "none", "primary", "lower secondary", "upper secondary", "tertiary"}
+    register = ReleasePlan.load(plan_path).to_json()  # a register's plan: the δ proposed is far below 1 / persons
+    register["dataset"]["size_estimate"] = 16_000_000
+    plan_path.write_text(json.dumps(register), encoding="utf-8")
+    assert main(["categories", str(data), "--plan", str(plan_path), "--column", "education"]) == 0
+    stated = float(re.search(r"spending ε = [0-9.]+ and δ = ([0-9.e+-]+):", capsys.readouterr().out).group(1))
+    assert stated <= 0.01 / 16_000_000  # the map's δ, within the one proposed
 
 
 @pytest.mark.statistical

@@ -25,13 +25,20 @@ from workbench.core.errors import BudgetError, DataFileError, SchemaError
 from workbench.core.privacy import MechanismEvent, check_delta, check_epsilon, compose
 from workbench.core.privacy import opendp_api as dp
 from workbench.core.release.ledger import Ledger
-from workbench.core.release.plan import Budget, ReleasePlan
+from workbench.core.release.plan import Budget, ReleasePlan, check_delta_for_size, suggested_delta
 from workbench.core.release.run import Release, ReleasedStatistic, charged_release
 from workbench.core.statistics import Cell
 
 MECHANISM = "laplace_threshold"
 DEFAULT_EPSILON, DEFAULT_DELTA = 0.5, 1e-7
 MAX_DELTA = 1e-5  # the chance that a value one person holds is listed: never more than this
+
+
+def default_delta(size: int | None) -> float:
+    """The δ a search for categories proposes: ``DEFAULT_DELTA``, or less for a plan of more persons, far below one
+    over their number (``suggested_delta``), as a plan's δ is. A fixed 1e-7 is at least one over the persons of a
+    register of ten million, and is refused there (``discovery_terms``)."""
+    return DEFAULT_DELTA if not size else min(DEFAULT_DELTA, suggested_delta(size))
 
 
 @dataclass(frozen=True)
@@ -84,16 +91,18 @@ def _measurement(scale: float, threshold: int):
 
 
 def discovery_terms(schema: Schema, column: str, epsilon: float = DEFAULT_EPSILON,
-                    delta: float = DEFAULT_DELTA) -> DiscoveryTerms:
+                    delta: float = DEFAULT_DELTA, size: int | None = None) -> DiscoveryTerms:
     """The noise and threshold that spend ``epsilon`` and ``delta`` for the plan's privacy unit and relation,
-    with OpenDP's own privacy map: the stated ε and δ are the map's, never below it."""
+    with OpenDP's own privacy map: the stated ε and δ are the map's, never below it. ``size``: the plan's number of
+    persons (``ReleasePlan.size``), against which δ is held to the rule every δ is (``check_delta_for_size``)."""
     check_epsilon(epsilon)
     check_delta(delta)
     if delta > MAX_DELTA:
         raise BudgetError(
             f"δ = {delta:g} is the chance that a value only one person holds is published in the list; more than "
-            f"{MAX_DELTA:g} is refused. Enter a smaller δ (for example 1e-7)."
+            f"{MAX_DELTA:g} is refused. Enter a smaller δ (for example {default_delta(size):g})."
         )
+    check_delta_for_size(delta, size, "The category search's δ")
     schema.column(column)  # a column the plan describes
     distances = contributions(schema)
     scale = distances[1] / epsilon
@@ -130,7 +139,7 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
                         dataset_budget=None) -> DiscoveredCategories:
     """Release the values of ``column`` whose noisy count of rows reaches the threshold, charged to ``ledger``
     under the plan's dataset, privacy unit and relation before they are returned."""
-    terms = discovery_terms(plan.schema, column, epsilon, delta)
+    terms = discovery_terms(plan.schema, column, epsilon, delta, plan.size())
     if table.sample_rows is not None:
         raise DataFileError(
             f"{table.source.name} is too large for this computer's memory, and only its first rows are loaded: "
