@@ -109,11 +109,10 @@ class BudgetPanel(QWidget):
         self.unknown = False  # what the dataset spent cannot be known now (the team ledger cannot be reached)
         self._last: tuple | None = None  # the last show_plan arguments, to redraw when shown
 
-    def dataset_budget(self, plan: ReleasePlan | None = None) -> Guarantee:
+    def dataset_budget(self, plan: ReleasePlan) -> Guarantee:
         """The total for a new dataset: the user's, its δ proposed for ``plan`` until they type one
         (``propose_total_delta``). BudgetError-free: checked by the core at release."""
-        if plan is not None:
-            self.propose_total_delta(plan)
+        self.propose_total_delta(plan)
         try:
             delta = float(self.total_delta.text())
         except ValueError:

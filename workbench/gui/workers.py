@@ -40,6 +40,7 @@ class Task(QObject):
         self.done = False
         self.committed = False  # past the point where it may stop (a release being charged)
         self._reported = -1.0
+        self._passing_words: str | None = None  # the words ``reporter`` told last
         self._lock = threading.Lock()  # cancel and commit, each checked and set in one step
 
     def start(self) -> None:
@@ -82,12 +83,10 @@ class Task(QObject):
         """``report`` for one kind of pass over a file, its fractions shown with ``words`` ("of the file read out of
         core"): the words reach the window before the first of its fractions (signals from one thread arrive in
         order), so a bar that fills twice says which reading it measures."""
-        told = False
 
         def report(fraction: float) -> None:
-            nonlocal told
-            if not told:
-                told = True
+            if self._passing_words != words:  # a pass of another kind begins
+                self._passing_words = words
                 self.passing.emit(words)
             self.report(fraction)
 

@@ -111,13 +111,18 @@ def suggested_dataset_delta(plan_delta: float, size: int | None) -> float:
     where ``check_delta_for_size`` accepts it (no number of persons, or fewer than a million), else one far below one
     over the number of persons (``suggested_delta``); and at least the first plan's δ. The fixed 1e-6 it replaces
     was refused for every dataset of a million persons or more, and a statistics office's registers are that large."""
-    usual = DEFAULT_DATASET_DELTA
-    proposed = usual if not size or usual < 1.0 / size else suggested_delta(size)
+    proposed = DEFAULT_DATASET_DELTA if _accepted(DEFAULT_DATASET_DELTA, size) else suggested_delta(size)
+    # a plan δ the rule refuses is refused where it is set, not copied into the total
+    return max(proposed, plan_delta) if _accepted(plan_delta, size) else proposed
+
+
+def _accepted(delta: float, size: int | None) -> bool:
+    """Whether ``check_delta_for_size`` accepts ``delta`` for ``size`` persons."""
     try:
-        check_delta_for_size(plan_delta, size)
-    except BudgetError:  # a plan δ the rule refuses is refused where it is set, not copied into the total
-        return proposed
-    return max(proposed, plan_delta)
+        check_delta_for_size(delta, size)
+    except BudgetError:
+        return False
+    return True
 
 
 def check_delta_for_size(delta: float, size: int | None, what: str = "δ") -> None:
