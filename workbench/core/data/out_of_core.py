@@ -384,7 +384,7 @@ class OutOfCoreData(SqlData):
             labels = set(pandas_row_labels(schema.metadata))  # pandas' row labels: no column in memory either
             # a named RangeIndex as long as the file: a column in memory too
             self._numbered = pandas_range_index(schema.metadata, rows=pq.read_metadata(self.source.path).num_rows)
-            described = self._all(f"DESCRIBE SELECT * FROM read_parquet({self.dialect.text(str(self.source.path))})")
+            described = self._all(f"DESCRIBE SELECT * FROM read_parquet({self.dialect.file(self.source.path)})")
         except DataFileError:
             raise
         except Exception as exc:  # pyarrow's and DuckDB's own exception types
@@ -418,7 +418,7 @@ class OutOfCoreData(SqlData):
 
     def _source(self) -> str:
         if self.source.file_format == "parquet":
-            location = self.dialect.text(str(self.source.path))
+            location = self.dialect.file(self.source.path)
             if self._numbered is None:
                 return f"read_parquet({location})"
             # a named RangeIndex: row i of the file (from 0, DuckDB's file_row_number, whatever its row groups and

@@ -19,6 +19,7 @@ Spark is used only when asked for (``--engine spark``): it talks to its own JVM 
 from __future__ import annotations
 
 import codecs
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -187,14 +188,46 @@ def spark_source(location: str | Path, *, delimiter: str | None = None, encoding
     return FileSource(Path(text), "text", encoding, delimiter, state)
 
 
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+")
+_HADOOP_GLOB = re.compile(r"([{}\[\]*?\\])")
+
+
 def spark_location(location: str | Path) -> str:
     """A location as Spark wants it: 'hdfs://nn/x.csv' stays so, even after a command line made it a path
-    (which writes 'hdfs:/nn/x.csv'); a local path becomes absolute."""
+    (which writes 'hdfs:/nn/x.csv'), and so does 'file:///data/x.csv' (a file: location has no host); a local path
+    becomes absolute."""
     text = str(location)
-    scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]+):/+", text)
+    scheme = _SCHEME.match(text)
     if scheme:
-        return f"{scheme.group(1)}://{text[scheme.end():]}"
+        host = "/" if scheme.group(1).lower() == "file" else ""
+        return f"{scheme.group(1)}://{host}{text[scheme.end():]}"
     return str(Path(text).resolve())
+
+
+def file_system_location(location: str | Path) -> str:
+    """Where Hadoop's file system (Spark's) finds the file: a cluster's location as ``spark_location`` gives it,
+    with its host; a file here as a file: URI, so that a Spark whose default file system is a cluster's (HDFS) reads
+    this machine's file, not one at the same path there. Written as it is: Hadoop does not percent-decode it."""
+    text = spark_location(location)
+    if _SCHEME.match(text):
+        return text
+    posix = Path(text).as_posix()
+    return f"file://{posix}" if posix.startswith("/") else f"file:///{posix}"
+
+
+def read_pattern(location: str, file_name: str) -> str:
+    """A location as ``file_system_location`` gives it, as Spark's readers take it, exactly that file or folder:
+    they read a location holding any of ``{}[]*?\\`` as a pattern of file names (survey[1].csv would read
+    survey1.csv, and survey[12].csv two files), so each is escaped. Refused on Windows, where Hadoop reads the
+    escape as a folder's separator."""
+    text = location
+    if not _HADOOP_GLOB.search(text):
+        return text
+    if os.name == "nt":
+        raise DataFileError(f"{file_name}: the Spark engine on Windows cannot read a file or folder whose path holds "
+                            "any of { } [ ] * ?. Rename it (or its folder), or release it with the in-memory or "
+                            "out-of-core engine.")
+    return _HADOOP_GLOB.sub(r"\\\1", text)
 
 
 class SparkData(SqlData):
@@ -256,10 +289,11 @@ class SparkData(SqlData):
         person's rows added to one file would change which of another person's rows come first."""
         from pyspark.sql import functions as F
 
-        location = str(self.source.path)
+        location = file_system_location(self.source.path)  # what Hadoop's file system looks up
+        pattern = read_pattern(location, self.source.name)  # what Spark's readers read: that file, not a pattern
         try:
             if self.source.file_format == "parquet":
-                frame = self.spark.read.parquet(location)
+                frame = self.spark.read.parquet(pattern)
                 check_names(list(frame.columns), self.source.name)
                 frame = self._as_stored(frame, location)
                 # a text column holding bytes that are not UTF-8: the other engines refuse the file (io.
@@ -279,11 +313,11 @@ class SparkData(SqlData):
                           .option("encoding", charset)
                           .option("quote", '"').option("escape", '"').option("inferSchema", False)
                           .option("multiLine", True).option("mode", "FAILFAST"))
-                header = reader.option("header", False).csv(location).first()
+                header = reader.option("header", False).csv(pattern).first()
                 if header is None:
                     raise empty_file(self.source.name)
                 check_names([str(name or "").lstrip("\ufeff") for name in header], self.source.name)
-                frame = reader.option("header", True).csv(location)
+                frame = reader.option("header", True).csv(pattern)
                 # Spark's decoder reads bytes that are not text in the file's encoding as U+FFFD, each in its own
                 # value, where the other engines refuse the file (Arrow's check of every byte): here a row holding
                 # U+FFFD stops the reading, refused as not text (``_refused``). So a file that holds U+FFFD itself,
@@ -360,7 +394,7 @@ class SparkData(SqlData):
         """The first megabyte of the text file (a folder's first data file), read through Spark's file system;
         None where this process cannot read it (a Spark Connect session, the file not here)."""
         if getattr(self.spark, "_jvm", None) is None:
-            path = Path(location)
+            path = Path(self.source.path)  # a file here, if it is here (not its file: URI)
             if not path.is_file():
                 return None
             with path.open("rb") as handle:
@@ -384,7 +418,7 @@ class SparkData(SqlData):
         if jvm is None:  # a Spark Connect session: the file is read here, if it is here
             import pyarrow.parquet as pq
 
-            path = Path(location)
+            path = Path(self.source.path)  # a file here, if it is here (not its file: URI)
             if not path.is_file():
                 return []
             footer = pq.read_metadata(path)

@@ -8,7 +8,9 @@ files with all three engines and compares every value."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -147,6 +149,12 @@ class DuckDBDialect(Dialect):
     """DuckDB's spelling with its own functions where ``Dialect``'s portable SQL is slower, for the engines that
     run DuckDB (out of core, and the content fingerprint of a loaded table). Each method gives what the portable
     one gives, value by value (``tests/core/data/test_fingerprint_sql.py``)."""
+
+    def file(self, path: str | Path) -> str:
+        """A file's path as DuckDB's readers take it, exactly that file: they read a path holding any of ``[*?`` as
+        a pattern of file names (survey[1].parquet would read survey1.parquet, and survey[12].parquet two files),
+        so each is written as a class of itself (``[[]``, ``[*]``, ``[?]``)."""
+        return self.text(re.sub(r"([\[*?])", r"[\1]", str(path)))
 
     def is_number(self, text: str) -> str:
         # the pattern (RE2: 50 ns a value) only on a text whose first character can start a number; the other texts

@@ -1,0 +1,79 @@
+"""A file is read by its name, never as a pattern of names. DuckDB's readers take a path holding any of ``[*?`` as
+a pattern, and Spark's any of ``{}[]*?\\``: out of core, survey[1].parquet read survey1.parquet (the ledger had
+hashed survey[1].parquet's bytes), and a*b.parquet every file matching it. Spark was also given a local path bare,
+which a Spark whose default file system is a cluster's looks up there, and a cluster's location after a command
+line had made it a path ('hdfs:/namenode/x.csv': its host read as a folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from workbench.core.data import load_table, prepare
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
+from workbench.core.data.schema import NumericColumn, Schema
+from workbench.core.data.spark_engine import SparkData, file_system_location, read_pattern, spark_source
+
+SCHEMA = Schema((NumericColumn("x", 0, 1000),))
+
+# each named file beside files its name, read as a pattern, would match instead (or as well)
+NAMED = {
+    "survey[1]": ["survey1"],  # a class of characters: the other file alone
+    "a*b": ["axxb"],  # any characters: both files
+    "a?c": ["abc"],  # one character: both files
+    "wave{1,2}": ["wave1", "wave2"],  # Spark's alternatives (DuckDB reads braces as they are)
+    "w[2]/s": ["w2/s"],  # in a folder's name
+}
+
+
+def _files(folder: Path, name: str, suffix: str) -> Path:
+    """The named file with three rows, and its decoys with one row each, of another value."""
+    for path, values in [(name, [1, 2, 3]), *((decoy, [500]) for decoy in NAMED[name])]:
+        target = folder / f"{path}.{suffix}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        frame = pd.DataFrame({"x": values})
+        if suffix == "csv":
+            frame.to_csv(target, index=False)
+        else:
+            frame.to_parquet(target, index=False)
+    return folder / f"{name}.{suffix}"
+
+
+def _exact_sum(engine) -> float:
+    from workbench.core.statistics.moments import Sum
+
+    return Sum("x").exact(engine)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+@pytest.mark.parametrize("name", list(NAMED))
+def test_out_of_core_reads_the_file_named_not_files_its_name_matches(tmp_path, name, suffix):
+    path = _files(tmp_path, name, suffix)
+    memory = prepare(load_table(path), SCHEMA)
+    with OutOfCoreData(file_source(path), SCHEMA) as engine:
+        assert engine.rows == memory.rows == 3
+        assert _exact_sum(engine) == _exact_sum(memory)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+@pytest.mark.parametrize("name", ["survey[1]", "a*b", "wave{1,2}", "w[2]/s"])
+def test_spark_reads_the_file_named_not_files_its_name_matches(spark, tmp_path, name, suffix):
+    path = _files(tmp_path, name, suffix)
+    memory = prepare(load_table(path), SCHEMA)
+    with SparkData(spark_source(path), SCHEMA, spark=spark) as engine:
+        assert engine.rows == memory.rows == 3
+        assert _exact_sum(engine) == _exact_sum(memory)
+
+
+def test_spark_is_given_a_local_file_as_one_and_a_clusters_with_its_host():
+    def given(location: str) -> str:
+        return read_pattern(file_system_location(spark_source(location).path), Path(location).name)
+
+    assert given("/data/surveys/2026 wave.csv") == "file:///data/surveys/2026 wave.csv"  # not percent-encoded:
+    assert given("file:///data/surveys/2026 wave.csv") == "file:///data/surveys/2026 wave.csv"  # Hadoop reads it so
+    assert given("hdfs://namenode:8020/surveys/2026.csv") == "hdfs://namenode:8020/surveys/2026.csv"  # a Path's
+    # 'hdfs:/namenode:8020/...' given its host back
+    assert given("s3a://bucket/w[2]/a*b?.parquet") == r"s3a://bucket/w\[2\]/a\*b\?.parquet"
+    assert given("/data/x{1,2}\\y.csv") == r"file:///data/x\{1,2\}\\y.csv"
