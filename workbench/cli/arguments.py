@@ -16,8 +16,18 @@ from workbench.core.privacy import Guarantee
 from workbench.core.release.plan import ReleasePlan
 
 
+class _DataLocation(argparse.Action):
+    """DATA as a path (``data``), and as written (``data_text``): a Path makes 'hdfs:///x' (the default namenode)
+    and 'hdfs://x' (a host named x) one text, which the Spark engine reads as written."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001 - argparse's own
+        setattr(namespace, self.dest, Path(values))
+        namespace.data_text = values
+
+
 def data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", type=Path, metavar="DATA", help="CSV, TSV, Excel, Parquet, SPSS, Stata or SAS file")
+    parser.add_argument("data", action=_DataLocation, metavar="DATA",
+                        help="CSV, TSV, Excel, Parquet, SPSS, Stata or SAS file")
     parser.add_argument("--delimiter", help="the delimiter of a text file (default: the one that splits its header)")
     parser.add_argument("--encoding", help="the encoding of a text file, e.g. cp1252 (default: the plan's, else as "
                         "its byte-order mark says, else UTF-8; inspect and plan-template guess it)")

@@ -114,7 +114,7 @@ def _release(args: argparse.Namespace) -> int:
         if choice is EngineChoice.SPARK:
             from workbench.core.data.spark_engine import SparkData, spark_source
 
-            source = spark_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
+            source = spark_source(args.data_text, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
             say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
             ledger, hashes = _ledger_before_reading(args, source, shown)
             with SparkData(source, plan.used_schema(), master=args.spark_master, hashes_content=hashes,

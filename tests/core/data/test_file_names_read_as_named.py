@@ -67,13 +67,52 @@ def test_spark_reads_the_file_named_not_files_its_name_matches(spark, tmp_path, 
         assert _exact_sum(engine) == _exact_sum(memory)
 
 
-def test_spark_is_given_a_local_file_as_one_and_a_clusters_with_its_host():
+def test_spark_is_given_a_local_file_as_one_and_a_clusters_as_written():
     def given(location: str) -> str:
-        return read_pattern(file_system_location(spark_source(location).path), Path(location).name)
+        source = spark_source(location)
+        assert source.location == file_system_location(location)  # the same from the text as written
+        return read_pattern(source.location, Path(location).name)
 
     assert given("/data/surveys/2026 wave.csv") == "file:///data/surveys/2026 wave.csv"  # not percent-encoded:
     assert given("file:///data/surveys/2026 wave.csv") == "file:///data/surveys/2026 wave.csv"  # Hadoop reads it so
-    assert given("hdfs://namenode:8020/surveys/2026.csv") == "hdfs://namenode:8020/surveys/2026.csv"  # a Path's
-    # 'hdfs:/namenode:8020/...' given its host back
+    assert given("hdfs://namenode:8020/surveys/2026.csv") == "hdfs://namenode:8020/surveys/2026.csv"
+    assert given("hdfs:///surveys/2026.csv") == "hdfs:///surveys/2026.csv"  # the default namenode: no host
     assert given("s3a://bucket/w[2]/a*b?.parquet") == r"s3a://bucket/w\[2\]/a\*b\?.parquet"
     assert given("/data/x{1,2}\\y.csv") == r"file:///data/x\{1,2\}\\y.csv"
+    # where a Path has collapsed the slashes, a host is taken to follow (a file: location has none)
+    assert file_system_location(Path("hdfs://namenode/surveys/2026.csv")) == "hdfs://namenode/surveys/2026.csv"
+    assert file_system_location(Path("file:///data/2026.csv")) == "file:///data/2026.csv"
+
+
+def test_the_command_line_keeps_a_clusters_location_as_written():
+    import argparse
+
+    from workbench.cli.arguments import data_arguments
+
+    parser = argparse.ArgumentParser()
+    data_arguments(parser)
+    args = parser.parse_args(["hdfs:///surveys/2026.csv"])
+    assert args.data == Path("hdfs:/surveys/2026.csv") and args.data_text == "hdfs:///surveys/2026.csv"
+    assert spark_source(args.data_text).location == "hdfs:///surveys/2026.csv"
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_folder_named_tilde_is_read_not_the_home_folder(tmp_path, monkeypatch, suffix):
+    """'./~/t.parquet' is the Path '~/t.parquet', which pyarrow, pandas and DuckDB read in the home folder, where
+    the ledger fingerprints the file here."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    for folder, values in [(tmp_path / "here" / "~", [1, 2, 3]), (home, [500])]:
+        folder.mkdir(exist_ok=True)
+        frame = pd.DataFrame({"x": values})
+        target = folder / f"t.{suffix}"
+        frame.to_csv(target, index=False) if suffix == "csv" else frame.to_parquet(target, index=False)
+    path = Path("./~") / f"t.{suffix}"
+    assert str(path) == f"~/t.{suffix}"
+    table = load_table(path)
+    assert len(table.frame) == 3 and table.source == tmp_path / "here" / "~" / f"t.{suffix}"
+    with OutOfCoreData(file_source(path), SCHEMA) as engine:
+        assert engine.rows == 3

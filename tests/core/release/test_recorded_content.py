@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from engine_tables import STATISTICS, schema, survey_files
 
-from workbench.core.data.fingerprint import DIGEST_VERSION
+from workbench.core.data.fingerprint import DIGEST_VERSION, READING_VERSION
 from workbench.core.data import prepare
 from workbench.core.data.io import load_table
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
@@ -158,7 +158,8 @@ def test_a_second_release_of_the_same_file_records_the_same_fingerprints(tmp_pat
     second = _release(files["csv"], ledger)
     recorded = _recorded(ledger)
     assert recorded[0] == recorded[1] and recorded[0][1] == content
-    assert recorded[0][2] == {"format": "text", "encoding": "utf-8", "delimiter": ",", "digest": DIGEST_VERSION}
+    assert recorded[0][2] == {"format": "text", "encoding": "utf-8", "delimiter": ",", "digest": DIGEST_VERSION,
+                              "reading": READING_VERSION}
     assert all("read_as" not in e.public_json() for e in ledger.entries())  # never exported
     assert first.ledger["entry"] < second.ledger["entry"]
 
@@ -178,6 +179,22 @@ def test_the_same_bytes_read_another_way_are_hashed_again(tmp_path, files):
     _release(files["csv"], ledger)
     other = file_source(files["csv"], encoding="latin-1")  # the same bytes, another table if any were not ASCII
     assert ledger.recorded_content_fingerprint(other.path, other.read_as) is None
+
+
+def test_a_reading_recorded_before_files_were_read_by_their_names_is_not_taken(tmp_path, files, monkeypatch):
+    """Before READING_VERSION 2 the engines read a Parquet file named survey[1].parquet as a pattern (survey1.parquet),
+    and the ledger recorded that file's content fingerprint for survey[1].parquet's bytes: such a record is not
+    taken, so the file's own rows are hashed again."""
+    import workbench.core.data.fingerprint as fingerprint
+
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    monkeypatch.setattr(fingerprint, "READING_VERSION", 1)
+    _release(files["parquet"], ledger)
+    old = file_source(files["parquet"])
+    assert ledger.recorded_content_fingerprint(old.path, old.read_as) is not None  # taken under the old key only
+    monkeypatch.undo()
+    now = file_source(files["parquet"])
+    assert now.read_as["reading"] == 2 and ledger.recorded_content_fingerprint(now.path, now.read_as) is None
 
 
 def test_a_changed_file_is_hashed_again(tmp_path, files):

@@ -52,13 +52,20 @@ if TYPE_CHECKING:
 # the definition of the content digest described above: a ledger's recorded fingerprint is taken for a file again
 # (``Ledger.recorded_content_fingerprint``) only under the definition it was made with
 DIGEST_VERSION = 1
+# how the engines find the rows of a file: 2 since a file is read by its name, never as a pattern of names (out of
+# core and on Spark, a file named survey[1].parquet had been read as the pattern, that is survey1.parquet, and the
+# ledger recorded that file's content fingerprint for survey[1].parquet's bytes). A reading recorded before is not
+# taken: the file is hashed again once
+READING_VERSION = 2
 
 
 def reading_key(file_format: str, encoding: str | None, delimiter: str | None) -> dict[str, str | int | None]:
     """How a file's bytes are read into a table and its content digested (its format, a text file's encoding and
-    delimiter, ``DIGEST_VERSION``): the same bytes read another way are another table. Every engine says it alike
-    (``FileSource.read_as``, ``Table.read_as``): the ledger keys a recorded content fingerprint by it."""
-    return {"format": file_format, "encoding": encoding, "delimiter": delimiter, "digest": DIGEST_VERSION}
+    delimiter, ``DIGEST_VERSION``, ``READING_VERSION``): the same bytes read another way are another table. Every
+    engine says it alike (``FileSource.read_as``, ``Table.read_as``): the ledger keys a recorded content fingerprint
+    by it."""
+    return {"format": file_format, "encoding": encoding, "delimiter": delimiter, "digest": DIGEST_VERSION,
+            "reading": READING_VERSION}
 
 # each row's hash (md5 of its tokens) as two numbers, its first and last 16 hexadecimal digits: stored as numbers,
 # a row's hash takes 16 bytes where its 32 digits as text took three times that

@@ -164,6 +164,13 @@ class Table:
             self.pending_digest.abandon()
 
 
+def local_path(path: str | Path) -> Path:
+    """The file at ``path`` on this machine, made absolute: the readers (pyarrow, pandas, pyreadstat, DuckDB) take a
+    path that starts with '~' as in the home folder, where the ledger's fingerprint and the change check read the
+    folder named '~' here ('./~/t.parquet' is written '~/t.parquet')."""
+    return Path(path).absolute()
+
+
 def load_table(
     path: str | Path,
     *,
@@ -195,7 +202,7 @@ def load_table(
     fingerprint of these very bytes read so (``Table.read_as``; ``run.engine_hashes_rows``), which a release then
     takes (``Table.hashes_content``). Only for a CSV, TSV or Parquet file: any other is hashed all the same.
     """
-    path = Path(path)
+    path = local_path(path)
     if not path.exists():
         raise DataFileError(f"{path}: no such file. Check the path and try again.")
     if path.is_dir():
@@ -332,7 +339,7 @@ def load_sample(
 ) -> Table:
     """The first ``rows`` rows of a CSV, TSV or Parquet file too large for memory, read as ``load_table``
     reads the whole file (the same detection and messages), marked as a sample."""
-    path = Path(path)
+    path = local_path(path)
     if not path.is_file():
         raise DataFileError(f"{path}: no such file. Check the path and try again.")
     suffix = path.suffix.lower()

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
 from workbench.core.data.fingerprint import ROW_HASH, digest_query
-from workbench.core.data.io import TEXT_SUFFIXES, FileState, first_line, release_text_format
+from workbench.core.data.io import TEXT_SUFFIXES, FileState, first_line, local_path, release_text_format
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import FileSource, Progress, SqlData
 from workbench.core.data.sql_reading import (
@@ -78,7 +78,7 @@ def _put(parts: "queue.Queue[object]", item: object, stop: threading.Event) -> N
 def file_source(path: str | Path, *, delimiter: str | None = None, encoding: str | None = None) -> FileSource:
     """Describe a CSV/TSV or Parquet file for the out-of-core engine, a text file's encoding and delimiter
     decided as ``load_table`` decides them (declared, by its byte-order mark, or UTF-8; split by its header)."""
-    path = Path(path)
+    path = local_path(path)
     if not path.is_file():
         raise DataFileError(f"{path}: no such file. Check the path and try again.")
     suffix = path.suffix.lower()

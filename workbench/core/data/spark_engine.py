@@ -180,27 +180,30 @@ def spark_source(location: str | Path, *, delimiter: str | None = None, encoding
     # a file on this machine: its state before Spark reads it, so that the ledger knows the bytes it hashes are
     # those read (``run._hashed_bytes_were_read``)
     state = FileState.of(Path(text)) if Path(text).is_file() else None
+    where = file_system_location(text)  # as written: a Path would collapse 'hdfs:///x' into 'hdfs:/x'
     if suffix in (".parquet", ".pq"):
-        return FileSource(Path(text), "parquet", state=state)
+        return FileSource(Path(text), "parquet", state=state, location=where)
     if _java_charset(encoding) is None:
         raise DataFileError(f"{Path(text).name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 text, "
                             f"not {encoding}. Save the file as UTF-8.")
-    return FileSource(Path(text), "text", encoding, delimiter, state)
+    return FileSource(Path(text), "text", encoding, delimiter, state, location=where)
 
 
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):(/+)")
 _HADOOP_GLOB = re.compile(r"([{}\[\]*?\\])")
 
 
 def spark_location(location: str | Path) -> str:
-    """A location as Spark wants it: 'hdfs://nn/x.csv' stays so, even after a command line made it a path
-    (which writes 'hdfs:/nn/x.csv'), and so does 'file:///data/x.csv' (a file: location has no host); a local path
-    becomes absolute."""
+    """A location as Spark wants it: one with a scheme as written ('hdfs://nn/x.csv', 'hdfs:///x.csv' on the default
+    namenode, 'file:///x.csv'), except where a Path collapsed its slashes ('hdfs:/nn/x.csv', taken as naming a host;
+    'file:/x.csv', which has none); a local path becomes absolute."""
     text = str(location)
     scheme = _SCHEME.match(text)
     if scheme:
-        host = "/" if scheme.group(1).lower() == "file" else ""
-        return f"{scheme.group(1)}://{host}{text[scheme.end():]}"
+        name, slashes, rest = scheme.group(1), scheme.group(2), text[scheme.end():]
+        if len(slashes) > 1:
+            return text
+        return f"{name}:///{rest}" if name.lower() == "file" else f"{name}://{rest}"
     return str(Path(text).resolve())
 
 
@@ -289,7 +292,7 @@ class SparkData(SqlData):
         person's rows added to one file would change which of another person's rows come first."""
         from pyspark.sql import functions as F
 
-        location = file_system_location(self.source.path)  # what Hadoop's file system looks up
+        location = self.source.location or file_system_location(self.source.path)  # what Hadoop's file system looks up
         pattern = read_pattern(location, self.source.name)  # what Spark's readers read: that file, not a pattern
         try:
             if self.source.file_format == "parquet":

@@ -72,6 +72,7 @@ class FileSource:
     encoding: str | None = None
     delimiter: str | None = None
     state: FileState | None = None
+    location: str | None = None  # Spark's location as given (``spark_source``), which ``path`` may not spell
 
     @property
     def name(self) -> str:
