@@ -6,15 +6,19 @@ line had made it a path ('hdfs:/namenode/x.csv': its host read as a folder)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from workbench.core.data import load_table, prepare
+from workbench.core.data.engines import BYTES_PER_PREPARED_VALUE, choose_engine, estimated_rows
+from workbench.core.data.io import local_path
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.schema import NumericColumn, Schema
 from workbench.core.data.spark_engine import SparkData, file_system_location, read_pattern, spark_source
+from workbench.core.errors import DataFileError
 
 SCHEMA = Schema((NumericColumn("x", 0, 1000),))
 
@@ -116,3 +120,33 @@ def test_a_folder_named_tilde_is_read_not_the_home_folder(tmp_path, monkeypatch,
     assert len(table.frame) == 3 and table.source == tmp_path / "here" / "~" / f"t.{suffix}"
     with OutOfCoreData(file_source(path), SCHEMA) as engine:
         assert engine.rows == 3
+
+
+def test_out_of_core_refuses_a_backslash_beside_a_pattern_character_where_it_is_a_names_character(tmp_path):
+    """DuckDB splits a pattern at every backslash: k\\[1].parquet would read k/[1].parquet, another file."""
+    if os.sep == "\\":
+        pytest.skip("on Windows a backslash is the folder separator, as DuckDB reads it")
+    (tmp_path / "k").mkdir()
+    named, other = tmp_path / "k\\[1].parquet", tmp_path / "k" / "[1].parquet"
+    pd.DataFrame({"x": [1, 2, 3]}).to_parquet(named, index=False)
+    pd.DataFrame({"x": [500]}).to_parquet(other, index=False)
+    assert len(load_table(named).frame) == 3
+    with pytest.raises(DataFileError, match=r"backslash and any of \[ \* \?.*in-memory engine"):
+        OutOfCoreData(file_source(named), SCHEMA)
+    plain = tmp_path / "a\\b.parquet"  # a backslash without a pattern character is read as it is
+    pd.DataFrame({"x": [1, 2, 3]}).to_parquet(plain, index=False)
+    with OutOfCoreData(file_source(plain), SCHEMA) as engine:
+        assert engine.rows == 3
+
+
+def test_the_engine_is_chosen_for_the_file_named_not_one_in_the_home_folder(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (tmp_path / "here" / "~").mkdir(parents=True)
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path / "here")
+    pd.DataFrame({"x": range(1000)}).to_parquet(tmp_path / "here" / "~" / "t.parquet", index=False)
+    pd.DataFrame({"x": range(10)}).to_parquet(home / "t.parquet", index=False)
+    assert estimated_rows(local_path("./~/t.parquet"), 0) == 1000
+    decision = choose_engine(Path("./~/t.parquet"), used_columns=1, memory=1 << 40)
+    assert decision.peak >= 1000 * BYTES_PER_PREPARED_VALUE  # this file's 1,000 rows, not the home folder's 10

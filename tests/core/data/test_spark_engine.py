@@ -6,6 +6,7 @@ Java and PySpark are installed by the project's setup (``./dev``), so these test
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,7 +75,8 @@ def test_a_bounds_search_is_refused_on_spark_with_where_to_run_it(spark, files):
 
 
 def test_cluster_locations_survive_a_command_line_path():
-    assert spark_location("hdfs:/namenode/surveys/2026.csv") == "hdfs://namenode/surveys/2026.csv"
+    assert spark_location(Path("hdfs://namenode/surveys/2026.csv")) == "hdfs://namenode/surveys/2026.csv"
+    assert spark_location("hdfs:/surveys/2026.csv") == "hdfs:/surveys/2026.csv"  # as written: the default namenode
     assert spark_location("s3a://bucket/key.parquet") == "s3a://bucket/key.parquet"
     assert spark_location("relative.csv").endswith("/relative.csv")
     source = spark_source("hdfs://namenode/surveys/2026.tsv")

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.core.data.io import local_path
 from workbench.core.data.out_of_core import OUT_OF_CORE_SUFFIXES
 
 IN_MEMORY_EXPANSION = {".parquet": 5.0, ".pq": 5.0}  # pandas' memory per byte of file; text files: 3
@@ -60,7 +61,7 @@ def choose_engine(path: str | Path, used_columns: int | None = None, memory: int
     """AUTO's choice for ``path``: out of core when reading it, and preparing ``used_columns`` columns of it,
     would take more than half of ``memory`` (this machine's, unless given). Without a plan, only the reading
     is counted. Other formats than CSV, TSV and Parquet are always read in memory."""
-    path = Path(path)
+    path = local_path(path)
     suffix = path.suffix.lower()
     memory = memory or physical_memory()
     size = path.stat().st_size if path.is_file() else 0

@@ -194,15 +194,16 @@ _HADOOP_GLOB = re.compile(r"([{}\[\]*?\\])")
 
 
 def spark_location(location: str | Path) -> str:
-    """A location as Spark wants it: one with a scheme as written ('hdfs://nn/x.csv', 'hdfs:///x.csv' on the default
-    namenode, 'file:///x.csv'), except where a Path collapsed its slashes ('hdfs:/nn/x.csv', taken as naming a host;
-    'file:/x.csv', which has none); a local path becomes absolute."""
+    """A location as Spark wants it: a text with a scheme as written ('hdfs://nn/x.csv'; 'hdfs:///x.csv' and
+    'hdfs:/x.csv' on the default namenode); a Path's, which collapsed its slashes, with a host taken to follow the
+    scheme ('hdfs:/nn/x.csv' is 'hdfs://nn/x.csv'), and none after 'file:' ('file:/x.csv' is 'file:///x.csv'); a
+    local path made absolute."""
     text = str(location)
     scheme = _SCHEME.match(text)
+    if scheme and not isinstance(location, Path):
+        return text
     if scheme:
-        name, slashes, rest = scheme.group(1), scheme.group(2), text[scheme.end():]
-        if len(slashes) > 1:
-            return text
+        name, rest = scheme.group(1), text[scheme.end():]
         return f"{name}:///{rest}" if name.lower() == "file" else f"{name}://{rest}"
     return str(Path(text).resolve())
 

@@ -8,6 +8,7 @@ files with all three engines and compares every value."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from workbench.core.data.reading import FALSE_WORDS, MISSING_WORDS, NUMBER, TRUE_WORDS, WHITESPACE, CategoryMatcher
+from workbench.core.errors import DataFileError
 
 # how a file declares a column: its values are read by this kind, never by their content
 TEXT, INTEGER, FLOAT, DECIMAL, TRUTH, DATE, TIMESTAMP, OTHER = (
@@ -153,8 +155,17 @@ class DuckDBDialect(Dialect):
     def file(self, path: str | Path) -> str:
         """A file's path as DuckDB's readers take it, exactly that file: they read a path holding any of ``[*?`` as
         a pattern of file names (survey[1].parquet would read survey1.parquet, and survey[12].parquet two files),
-        so each is written as a class of itself (``[[]``, ``[*]``, ``[?]``)."""
-        return self.text(re.sub(r"([\[*?])", r"[\1]", str(path)))
+        so each is written as a class of itself (``[[]``, ``[*]``, ``[?]``). Such a pattern is split at every
+        backslash, a folder's separator to DuckDB: where a backslash is a name's character (not on Windows), a path
+        holding one and any of ``[*?`` is refused (k\\[1].parquet would read k/[1].parquet)."""
+        text = str(path)
+        pattern = re.search(r"[\[*?]", text)
+        if pattern and "\\" in text and os.sep != "\\":
+            raise DataFileError(
+                f"{Path(text).name}: the out-of-core engine cannot read a file whose path holds a backslash and any "
+                "of [ * ? (it would read another file). Rename the file or its folder, or release it with the "
+                "in-memory engine.")
+        return self.text(re.sub(r"([\[*?])", r"[\1]", text) if pattern else text)
 
     def is_number(self, text: str) -> str:
         # the pattern (RE2: 50 ns a value) only on a text whose first character can start a number; the other texts
