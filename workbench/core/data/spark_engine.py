@@ -224,14 +224,13 @@ def read_pattern(location: str, file_name: str) -> str:
     they read a location holding any of ``{}[]*?\\`` as a pattern of file names (survey[1].csv would read
     survey1.csv, and survey[12].csv two files), so each is escaped. Refused on Windows, where Hadoop reads the
     escape as a folder's separator."""
-    text = location
-    if not _HADOOP_GLOB.search(text):
-        return text
+    if not _HADOOP_GLOB.search(location):
+        return location
     if os.name == "nt":
         raise DataFileError(f"{file_name}: the Spark engine on Windows cannot read a file or folder whose path holds "
                             "any of { } [ ] * ?. Rename it (or its folder), or release it with the in-memory or "
                             "out-of-core engine.")
-    return _HADOOP_GLOB.sub(r"\\\1", text)
+    return _HADOOP_GLOB.sub(r"\\\1", location)
 
 
 class SparkData(SqlData):
