@@ -20,7 +20,7 @@ from workbench.core.data.io import load_table
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.data.schema import IdentifierColumn, PrivacyUnit, Schema
-from workbench.core.data.spark_engine import SparkData, spark_source
+from workbench.core.data.spark_engine import SparkData, file_system_location, spark_source
 from workbench.core.errors import Cancelled, DataFileError
 from workbench.core.privacy import Guarantee
 from workbench.core.release.ledger import Ledger
@@ -117,6 +117,57 @@ def test_a_spark_source_records_how_spark_read_it(tmp_path, files, spark):
         release(source, _plan(row_level()), ledger, dataset_budget=BUDGET, data=data)
     ((_, _, read_as),) = _recorded(ledger)
     assert read_as["delimiter"] == "," and read_as["encoding"] is not None
+
+
+class _Conf:
+    def __init__(self, master: str | None) -> None:
+        self.master = master
+
+    def get(self, key: str, default=None):
+        if self.master is None:
+            raise RuntimeError("not shown")  # Spark Connect keeps its static configuration to itself
+        return self.master if key == "spark.master" else default
+
+
+@pytest.mark.parametrize("master, here", [("local", True), ("local[2]", True), ("local[*]", True),
+                                          ("spark://node:7077", False), ("yarn", False), ("k8s://https://k:443", False),
+                                          ("local-cluster[2,1,1024]", False), (None, False)])
+def test_only_local_modes_tasks_read_this_machines_files(master, here):
+    """Where the tasks run (``runs_in_this_process``) decides whether a local path they read is the file here."""
+    from types import SimpleNamespace
+
+    from workbench.core.data.spark_engine import runs_in_this_process
+
+    assert runs_in_this_process(SimpleNamespace(conf=_Conf(master))) is here
+
+
+def test_a_cluster_reading_a_local_path_hashes_the_rows_it_read_and_records_no_reading(tmp_path, files, spark,
+                                                                                      monkeypatch):
+    """A cluster's executors each open a local path on their own disk, not the file the ledger hashes here. A stale
+    copy there, released under this file's recorded content fingerprint, would be charged as this file's data. On a
+    cluster Spark hashes the rows it reads (the stale copy's content fingerprint is recorded), and the release records
+    no reading for a later one to take."""
+    import workbench.core.data.spark_engine as spark_engine
+
+    assert spark_engine.runs_in_this_process(spark)
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    _release(files["parquet"], ledger)  # out of core, on this machine: recorded with its reading
+    source = spark_source(files["parquet"])
+    stale = tmp_path / "stale.parquet"  # what an executor's disk holds at the same path
+    frame = pd.read_parquet(files["parquet"])
+    frame.loc[0, "income"] = frame.loc[0, "income"] + 1
+    frame.to_parquet(stale, index=False)
+    on_an_executor = dataclasses.replace(source, location=file_system_location(stale))
+    monkeypatch.setattr(spark_engine, "runs_in_this_process", lambda session: False)
+    ledger = Ledger(ledger.path)
+    hashes = engine_hashes_rows(ledger, source)
+    assert not hashes  # the ledger records this file's bytes, read the same way
+    with SparkData(on_an_executor, row_level(), spark=spark, hashes_content=hashes) as data:
+        assert data.hashes_content and not data.reads_the_bytes_hashed
+        release(on_an_executor, _plan(row_level()), ledger, dataset_budget=BUDGET, data=data)
+    (bytes_here, first, read_as), (bytes_again, second, again) = _recorded(ledger)
+    assert bytes_here == bytes_again and read_as is not None and again is None
+    assert second == Ledger(ledger.path).content_fingerprint(load_table(stale).frame) != first
 
 
 def test_an_empty_file_is_refused_without_hashing_too(tmp_path):

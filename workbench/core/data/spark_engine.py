@@ -261,6 +261,9 @@ class SparkData(SqlData):
         if spark is None:
             spark = start_session(master)
         self.spark = spark
+        if not runs_in_this_process(spark):  # executors elsewhere, each reading a local path on its own disk
+            self.reads_the_bytes_hashed = False
+            self.hashes_content = True
         self._cached: list[Any] = []
         self._tables = 0
         self._declared = source.encoding  # a text file's encoding as declared (None: by its byte-order mark or UTF-8)
@@ -593,13 +596,24 @@ def compiles_huge_methods(spark: Any) -> bool:
     by another context on the same gateway, keeps its own flags); otherwise ``HUGE_METHODS`` in the executors' Java
     options. False where that cannot be told (Spark Connect)."""
     try:
-        master = spark.conf.get("spark.master", None) or ""
-        if master == "local" or master.startswith("local["):  # (local-cluster's executors are JVMs of their own)
+        if runs_in_this_process(spark):
             return _driver_compiles_huge_methods(spark)
         options = spark.conf.get("spark.executor.extraJavaOptions", None) or ""
     except Exception:  # noqa: BLE001 - a session that does not show its static configuration or its JVM
         return False
     return HUGE_METHODS in options.split()
+
+
+def runs_in_this_process(spark: Any) -> bool:
+    """Whether ``spark``'s tasks run in this process's own JVM (local mode): only then is a file on this machine
+    that they read the one the ledger hashes here. Not on a cluster, where each executor opens a local path on its
+    own disk (a stale copy there would be released as this file), nor in local-cluster mode (executors are JVMs of
+    their own), nor where it cannot be told (Spark Connect)."""
+    try:
+        master = spark.conf.get("spark.master", None) or ""
+    except Exception:  # noqa: BLE001 - a session that does not show its static configuration
+        return False
+    return master == "local" or master.startswith("local[")
 
 
 def _driver_compiles_huge_methods(spark: Any) -> bool:

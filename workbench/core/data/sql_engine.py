@@ -108,6 +108,10 @@ class SqlData:
     # whether the first pass hashes every row for the content digest; not where the ledger already records the
     # content fingerprint of this very file (``Ledger.recorded_content_fingerprint``): hashing is most of that pass
     hashes_content: bool = True
+    # whether the rows read are the bytes of the file on this machine that the ledger hashes (``Ledger.fingerprint``):
+    # not so where a cluster's executors each open a local path on their own disk (``SparkData``). Where not, the
+    # rows are hashed, and the release records no reading of the file for a later one to take
+    reads_the_bytes_hashed: bool = True
 
     # ------------------------------------------------------------ what subclasses provide
 

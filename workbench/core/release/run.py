@@ -340,9 +340,12 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
 
     # how the engine read the file (a Spark source's undeclared encoding and delimiter are decided as it opens it),
     # recorded for a file read for this release only: a table loaded whole (the app's, at step 1) was read long
-    # before the bytes the charge hashes, so its record is never taken for them
-    read_as = data.source.read_as if isinstance(table, FileSource) and isinstance(data, SqlData) else (
-        table.read_as if isinstance(table, Table) and (table.narrowed or not table.hashes_content) else None)
+    # before the bytes the charge hashes, so its record is never taken for them; nor is one of rows read elsewhere
+    # than from the bytes the charge hashes (``SqlData.reads_the_bytes_hashed``: a cluster's executors)
+    if isinstance(table, FileSource) and isinstance(data, SqlData):
+        read_as = data.source.read_as if data.reads_the_bytes_hashed else None
+    else:
+        read_as = table.read_as if isinstance(table, Table) and (table.narrowed or not table.hashes_content) else None
     return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
                            before_charge, read_as, file_progress)
 
