@@ -14,7 +14,7 @@ import pytest
 
 from workbench.core.data import load_table, prepare
 from workbench.core.data.engines import BYTES_PER_PREPARED_VALUE, choose_engine, estimated_rows
-from workbench.core.data.io import local_path
+from workbench.core.data.io import FileState, local_path
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.data.schema import NumericColumn, Schema
 from workbench.core.data.spark_engine import SparkData, file_system_location, read_pattern, spark_source
@@ -86,6 +86,20 @@ def test_spark_is_given_a_local_file_as_one_and_a_clusters_as_written():
     # where a Path has collapsed the slashes, a host is taken to follow (a file: location has none)
     assert file_system_location(Path("hdfs://namenode/surveys/2026.csv")) == "hdfs://namenode/surveys/2026.csv"
     assert file_system_location(Path("file:///data/2026.csv")) == "file:///data/2026.csv"
+
+
+@pytest.mark.parametrize("written", ["file://{}", "file:{}"])
+def test_a_file_location_on_this_machine_is_the_file_the_ledger_hashes_and_checks(spark, tmp_path, written):
+    """'file:///x' names this machine's /x: its state is taken before Spark reads it (so a write meanwhile is
+    told), the ledger hashes its bytes, and Spark reads it as written."""
+    path = _files(tmp_path, "survey[1]", "csv")
+    source = spark_source(written.format(path.as_posix()))
+    assert source.path == path and source.state == FileState.of(path)
+    assert source.location == written.format(path.as_posix())
+    with SparkData(source, SCHEMA, spark=spark) as engine:
+        assert engine.rows == 3
+    elsewhere = spark_source(f"file://node{path.as_posix()}")  # a host: not a file here
+    assert elsewhere.state is None and not elsewhere.path.is_file()
 
 
 def test_the_command_line_keeps_a_clusters_location_as_written():

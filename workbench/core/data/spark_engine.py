@@ -174,19 +174,35 @@ def spark_source(location: str | Path, *, delimiter: str | None = None, encoding
     is read from it here (it may live on the cluster): what is not declared is decided when Spark opens it, from
     its first megabyte read through Spark's file system, as the other engines decide it (``SparkData._open``)."""
     text = spark_location(location)
-    suffix = Path(text).suffix.lower()
+    path = _path_here(text)
+    suffix = path.suffix.lower()
     if suffix not in SPARK_SUFFIXES:
-        raise DataFileError(f"{Path(text).name}: the Spark engine reads CSV, TSV and Parquet files, not '{suffix}'.")
+        raise DataFileError(f"{path.name}: the Spark engine reads CSV, TSV and Parquet files, not '{suffix}'.")
     # a file on this machine: its state before Spark reads it, so that the ledger knows the bytes it hashes are
     # those read (``run._hashed_bytes_were_read``)
-    state = FileState.of(Path(text)) if Path(text).is_file() else None
+    state = FileState.of(path) if path.is_file() else None
     where = file_system_location(text)  # as written: a Path would collapse 'hdfs:///x' into 'hdfs:/x'
     if suffix in (".parquet", ".pq"):
-        return FileSource(Path(text), "parquet", state=state, location=where)
+        return FileSource(path, "parquet", state=state, location=where)
     if _java_charset(encoding) is None:
-        raise DataFileError(f"{Path(text).name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 text, "
+        raise DataFileError(f"{path.name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 text, "
                             f"not {encoding}. Save the file as UTF-8.")
-    return FileSource(Path(text), "text", encoding, delimiter, state, location=where)
+    return FileSource(path, "text", encoding, delimiter, state, location=where)
+
+
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def _path_here(location: str) -> Path:
+    """The file on this machine that a location as ``spark_location`` gives it names, which the ledger hashes and
+    checks: a file: location's path ('file:///x' and 'file:/x' are /x, as Hadoop reads them: not percent-decoded),
+    a local path itself. Another location (a cluster's, or a file: location with a host) as a Path, which names no
+    file here."""
+    scheme = _SCHEME.match(location)
+    if not scheme or scheme.group(1).lower() != "file" or len(scheme.group(2)) == 2:  # 'file://host/x': a host
+        return Path(location)
+    rest = location[scheme.end():]
+    return Path(rest) if _WINDOWS_DRIVE.match(rest) else Path("/" + rest)
 
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):(/+)")
