@@ -102,6 +102,21 @@ def test_a_file_location_on_this_machine_is_the_file_the_ledger_hashes_and_check
     assert elsewhere.state is None and not elsewhere.path.is_file()
 
 
+@pytest.mark.skipif(os.name == "nt", reason="links and POSIX paths")
+def test_a_file_locations_parent_steps_are_taken_away_as_hadoop_does_not_through_a_link(tmp_path):
+    """Hadoop reads 'file:///a/link/../x.csv' as /a/x.csv, without following the link: the ledger must hash that
+    file, not the one beside the link's target (which resolving the path first would name)."""
+    (tmp_path / "elsewhere" / "inner").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere" / "inner")
+    read, decoy = tmp_path / "x.csv", tmp_path / "elsewhere" / "x.csv"
+    read.write_text("x\n1\n2\n3\n")
+    decoy.write_text("x\n500\n")
+    source = spark_source(f"file://{tmp_path.as_posix()}/link/../x.csv")
+    assert source.path == read and source.state == FileState.of(read)
+    # a drive letter names no drive here: Hadoop reads file:///C:/x.csv as /C:/x.csv
+    assert spark_source("file:///C:/data/x.csv").path == Path("/C:/data/x.csv")
+
+
 def test_the_command_line_keeps_a_clusters_location_as_written():
     import argparse
 

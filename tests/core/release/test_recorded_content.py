@@ -125,20 +125,23 @@ class _Conf:
 
     def get(self, key: str, default=None):
         if self.master is None:
-            raise RuntimeError("not shown")  # Spark Connect keeps its static configuration to itself
+            raise RuntimeError("not shown")
         return self.master if key == "spark.master" else default
 
 
-@pytest.mark.parametrize("master, here", [("local", True), ("local[2]", True), ("local[*]", True),
-                                          ("spark://node:7077", False), ("yarn", False), ("k8s://https://k:443", False),
-                                          ("local-cluster[2,1,1024]", False), (None, False)])
+@pytest.mark.parametrize("master, here", [
+    ("local", True), ("local[2]", True), ("local[*]", True), ("local[4,2]", True), ("local[*,3]", True),
+    ("spark://node:7077", False), ("yarn", False), ("k8s://https://k:443", False), ("mesos://node:5050", False),
+    ("local-cluster[2,1,1024]", False), (None, False)])
 def test_only_local_modes_tasks_read_this_machines_files(master, here):
     """Where the tasks run (``runs_in_this_process``) decides whether a local path they read is the file here."""
     from types import SimpleNamespace
 
     from workbench.core.data.spark_engine import runs_in_this_process
 
-    assert runs_in_this_process(SimpleNamespace(conf=_Conf(master))) is here
+    assert runs_in_this_process(SimpleNamespace(conf=_Conf(master), _jvm=object())) is here
+    # a Spark Connect session (no JVM here) reports its server's master, whose disk is the server's
+    assert runs_in_this_process(SimpleNamespace(conf=_Conf(master))) is False
 
 
 def test_a_cluster_reading_a_local_path_hashes_the_rows_it_read_and_records_no_reading(tmp_path, files, spark,
@@ -232,20 +235,23 @@ def test_the_same_bytes_read_another_way_are_hashed_again(tmp_path, files):
     assert ledger.recorded_content_fingerprint(other.path, other.read_as) is None
 
 
-def test_a_reading_recorded_before_files_were_read_by_their_names_is_not_taken(tmp_path, files, monkeypatch):
+@pytest.mark.parametrize("version", range(1, READING_VERSION))
+def test_a_reading_recorded_before_the_last_change_of_how_files_are_read_is_not_taken(tmp_path, files, monkeypatch,
+                                                                                      version):
     """Before READING_VERSION 2 the engines read a Parquet file named survey[1].parquet as a pattern (survey1.parquet),
-    and the ledger recorded that file's content fingerprint for survey[1].parquet's bytes: such a record is not
-    taken, so the file's own rows are hashed again."""
+    and the ledger recorded that file's content fingerprint for survey[1].parquet's bytes; before 3 a Spark cluster's
+    release of a local path recorded the content of its executors' copies for this machine's bytes. Such a record is
+    not taken, so the file's own rows are hashed again."""
     import workbench.core.data.fingerprint as fingerprint
 
     ledger = Ledger(tmp_path / "ledger.sqlite")
-    monkeypatch.setattr(fingerprint, "READING_VERSION", 1)
+    monkeypatch.setattr(fingerprint, "READING_VERSION", version)
     _release(files["parquet"], ledger)
     old = file_source(files["parquet"])
     assert ledger.recorded_content_fingerprint(old.path, old.read_as) is not None  # taken under the old key only
     monkeypatch.undo()
     now = file_source(files["parquet"])
-    assert now.read_as["reading"] == 2 and ledger.recorded_content_fingerprint(now.path, now.read_as) is None
+    assert now.read_as["reading"] == READING_VERSION and ledger.recorded_content_fingerprint(now.path, now.read_as) is None
 
 
 def test_a_changed_file_is_hashed_again(tmp_path, files):

@@ -54,9 +54,11 @@ if TYPE_CHECKING:
 DIGEST_VERSION = 1
 # how the engines find the rows of a file: 2 since a file is read by its name, never as a pattern of names (out of
 # core and on Spark, a file named survey[1].parquet had been read as the pattern, that is survey1.parquet, and the
-# ledger recorded that file's content fingerprint for survey[1].parquet's bytes). A reading recorded before is not
-# taken: the file is hashed again once
-READING_VERSION = 2
+# ledger recorded that file's content fingerprint for survey[1].parquet's bytes); 3 since a Spark cluster's release
+# of a local path records no reading (its executors each read their own disk's copy, whose content fingerprint was
+# recorded for this machine's bytes: ``SqlData.reads_the_bytes_hashed``). A reading recorded before is not taken: the
+# file is hashed again once
+READING_VERSION = 3
 
 
 def reading_key(file_format: str, encoding: str | None, delimiter: str | None) -> dict[str, str | int | None]:

@@ -19,7 +19,9 @@ Spark is used only when asked for (``--engine spark``): it talks to its own JVM 
 from __future__ import annotations
 
 import codecs
+import ntpath
 import os
+import posixpath
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -202,7 +204,11 @@ def _path_here(location: str) -> Path:
     if not scheme or scheme.group(1).lower() != "file" or len(scheme.group(2)) == 2:  # 'file://host/x': a host
         return Path(location)
     rest = location[scheme.end():]
-    return Path(rest) if _WINDOWS_DRIVE.match(rest) else Path("/" + rest)
+    if os.name == "nt" and _WINDOWS_DRIVE.match(rest):
+        return Path(ntpath.normpath(rest))
+    # '..' taken away as text, as Hadoop does before it opens the file: a link followed first (as the system would,
+    # and ``Path.resolve``) could name another file than Spark reads
+    return Path(posixpath.normpath("/" + rest))
 
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):(/+)")
@@ -624,7 +630,9 @@ def runs_in_this_process(spark: Any) -> bool:
     """Whether ``spark``'s tasks run in this process's own JVM (local mode): only then is a file on this machine
     that they read the one the ledger hashes here. Not on a cluster, where each executor opens a local path on its
     own disk (a stale copy there would be released as this file), nor in local-cluster mode (executors are JVMs of
-    their own), nor where it cannot be told (Spark Connect)."""
+    their own), nor on Spark Connect (its server's master is another machine's, whatever it says)."""
+    if getattr(spark, "_jvm", None) is None:  # a Spark Connect session: no JVM in this process
+        return False
     try:
         master = spark.conf.get("spark.master", None) or ""
     except Exception:  # noqa: BLE001 - a session that does not show its static configuration
