@@ -47,14 +47,14 @@ PLAN = {
 }
 
 
-def _survey(path: Path) -> Path:
+def _survey(path: Path, rows: int = ROWS) -> Path:
     rng = np.random.default_rng(36)
-    people = np.arange(ROWS // 2).repeat(2)  # two rows a person
-    age = rng.integers(0, 100, ROWS).astype(float)
-    age[rng.random(ROWS) < 0.02] = np.nan
-    frame = pd.DataFrame({"person": people, "region": rng.choice(["North", "South", "East", "west"], ROWS,
+    people = np.arange(rows // 2).repeat(2)  # two rows a person
+    age = rng.integers(0, 100, rows).astype(float)
+    age[rng.random(rows) < 0.02] = np.nan
+    frame = pd.DataFrame({"person": people, "region": rng.choice(["North", "South", "East", "west"], rows,
                                                                   p=[0.6, 0.25, 0.1, 0.05]),
-                          "employed": np.where(age < 18, "no", rng.choice(["yes", "no", "maybe"], ROWS)), "age": age})
+                          "employed": np.where(age < 18, "no", rng.choice(["yes", "no", "maybe"], rows)), "age": age})
     frame.to_csv(path, index=False)
     return path
 
@@ -130,6 +130,32 @@ def test_cancel_before_the_charge_spends_nothing(tmp_path):
         release(load_table(data), ReleasePlan.from_json(PLAN), ledger, Guarantee(3.0, 1e-6, "total"),
                 before_charge=stop)
     assert not ledger.has_dataset("Small survey")
+
+
+def test_nothing_heard_before_the_charge_depends_on_the_data(tmp_path, monkeypatch):
+    """DESIGN's rule 5: a noisy value is charged before it is shown. The progress words are heard before the charge,
+    where a Cancel spends nothing: the number of rows to draw, a noisy count unless the plan gives it, was one of
+    them ("drawing 2,791 rows"), so cancelled runs showed fresh noisy counts for free. Tables of other sizes are now
+    heard alike."""
+    import workbench.core.synthetic.fit as fit
+
+    monkeypatch.setattr(fit, "MST_FIT_ITERATIONS", 30)  # the words, not the fit, are tested
+    plan = ReleasePlan.from_json({**PLAN, "statistics": [PLAN["statistics"][1]],
+                                  "total_budget": {"epsilon": 1.0, "delta": 1e-7}})
+
+    def stop() -> None:
+        raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
+
+    heard = []
+    for rows in (ROWS, ROWS // 3):
+        words: list[str] = []
+        ledger = Ledger(tmp_path / f"ledger-{rows}.sqlite")
+        with pytest.raises(Cancelled):
+            release(load_table(_survey(tmp_path / f"survey-{rows}.csv", rows)), plan, ledger,
+                    Guarantee(3.0, 1e-6, "total"), progress=words.append, before_charge=stop)
+        assert not ledger.has_dataset("Small survey")
+        heard.append(words)
+    assert heard[0] == heard[1] and any("drawing" in words for words in heard[0])
 
 
 @pytest.mark.parametrize("where", ["measuring", "drawing"])

@@ -241,7 +241,9 @@ def _drawn(table: SyntheticTable, axes: tuple[Axis, ...], contingency: Any, scal
     wanted = table.rows if table.rows is not None else max(1, int(round(counted)))
     capped = table.rows is None and wanted > MAX_ROWS
     wanted = min(wanted, MAX_ROWS)
-    say(f"drawing {wanted:,} rows")
+    # words heard before the charge, when a Cancel still spends nothing: a number of rows counted by the model is a
+    # noisy count, never said then (DESIGN's rule 5: no free re-rolls); one the plan gives is public
+    say("drawing the rows" if table.rows is None else f"drawing {wanted:,} rows")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         codes = _draw(model, wanted, np.random.default_rng(secrets.randbits(128)))
