@@ -112,7 +112,7 @@ def test_a_mean_states_the_rounding_of_its_grid(size):
     assert statistic.error_bound(noises, schema, 1000.0, 0.95) >= 256.0  # a preview states it too
 
 
-@pytest.mark.parametrize("weights", [(1.0, 100.0), (0.5, 2.0), (3.0, 3e9)])
+@pytest.mark.parametrize("weights", [(1.0, 100.0), (0.5, 2.0), (3.0, 3e6)])
 def test_a_weighted_mean_states_the_rounding_of_its_grids(weights):
     rng = np.random.default_rng(6)
     lower, upper = 1e6 + 0.5, 1e6 + 1000.25
@@ -130,6 +130,25 @@ def test_a_weighted_mean_states_the_rounding_of_its_grids(weights):
     assert cell.error < (upper - lower) * weights[1] / weights[0] * 2.0**-29
 
 
+
+@pytest.mark.parametrize("weights", [(0.001, 1e7), (1e-6, 1e4), (3.0, 3e9)])
+@pytest.mark.parametrize("statistic", [Count(weighted_by="w"), Histogram("g", weighted_by="w"),
+                                       Mean("x", weighted_by="w"), Proportion("g", weighted_by="w")])
+def test_weights_too_far_apart_for_their_grid_are_refused_with_what_to_enter(statistic, weights):
+    """Weights are summed on a grid set by the largest: bounds [0.001, 1e7] rounded the smallest weight to no step,
+    and the error bars stated were negative (a weighted count 0.5 ± -31,430,634). Such bounds are refused by every
+    statistic that sums weights (a weighted sum adds up products on a grid of their own, checked as a sum's)."""
+    with pytest.raises(SchemaError, match="too far apart.*Raise the lower bound"):
+        statistic.queries(_schema(0.0, 1.0, weights=weights))
+
+
+@pytest.mark.parametrize("weights", [(1.0, 1e6), (0.5, 1e6), (1e-3, 2e3)])
+def test_weights_a_million_times_apart_are_accepted_and_their_rounding_stays_under_a_thousandth(weights):
+    from workbench.core.statistics.weights import relative_weight_rounding
+
+    schema = _schema(0.0, 1.0, weights=weights)
+    Count(weighted_by="w").queries(schema)
+    assert 0 < relative_weight_rounding(schema, "w", "count") < 1.01e-3
 @pytest.mark.parametrize("cls", [Variance, StandardDeviation])
 def test_a_variance_and_a_standard_deviation_state_the_rounding_of_their_grids(cls):
     """Low values rounded down by 255 and high ones up by 255 (just under half of a 512 step): the rounded

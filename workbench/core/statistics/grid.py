@@ -79,9 +79,10 @@ def grid_of(spec: NumericColumn) -> SumGrid:
 def summing_grid(grid: SumGrid, what: str, fine: bool = True) -> SumGrid:
     """``grid``, checked fine enough to sum values on: a step that is not zero (the bounds are not
     subnormal) and, if ``fine``, at least ``MIN_GRID_STEPS`` steps between the bounds. ``what`` names the
-    values in the message ("the values of 'income'", "'w' times 'income'"). Weights need no more than a
-    step: a weight moves by at most 2^-32 of itself, whatever the width of its bounds, and the error bounds
-    of the statistics that sum weights include that (``weights.relative_weight_rounding``)."""
+    values in the message ("the values of 'income'", "'w' times 'income'"). Weights need no number of steps
+    between their bounds: each moves by at most half a step, at most 2^-32 of the largest weight, which the
+    error bounds of the statistics that sum weights include (``weights.relative_weight_rounding``), and the
+    smallest weight must hold many steps (``weights.weight_grid``)."""
     bounds = f"[{grid.lower:.17g}, {grid.upper:.17g}]"
     if grid.unit == 0.0:
         raise SchemaError(

@@ -11,15 +11,35 @@ error bar covers the DP noise only, never the sampling error of the survey desig
 from __future__ import annotations
 
 from workbench.core.data import NumericColumn, Schema
+from workbench.core.errors import Place, SchemaError
 from workbench.core.statistics.base import weight_spec
 from workbench.core.statistics.grid import SumGrid, grid_of, summing_grid
 
 WEIGHTED_TYPES = ("count", "histogram", "sum", "mean", "proportion")
 
 
+# the most that rounding to the weights' grid may move the smallest weight, relative to it: the grid's step is set by
+# the largest weight (2^-32 of its power of two), so bounds far apart round the smallest weights coarsely, and past
+# half a step below w_min the error bounds that state the rounding (``relative_weight_rounding``) went negative
+WEIGHT_ROUNDING = 1e-3
+
+
 def weight_grid(schema: Schema, weight: str, label: str) -> SumGrid:
-    """The grid on which weights are summed exactly (a weighted count), with a step that is not zero (``summing_grid``)."""
-    return summing_grid(grid_of(weight_spec(schema, weight, label)), f"the weights in '{weight}'", fine=False)
+    """The grid on which weights are summed exactly (a weighted count), with a step that is not zero (``summing_grid``)
+    and fine enough for the smallest weight (``WEIGHT_ROUNDING``)."""
+    spec = weight_spec(schema, weight, label)
+    grid = summing_grid(grid_of(spec), f"the weights in '{weight}'", fine=False)
+    assert spec.lower is not None and spec.upper is not None
+    if grid.rounding > WEIGHT_ROUNDING * float(spec.lower):
+        raise SchemaError(
+            f"The bounds of the weights in '{weight}', [{spec.lower:g}, {spec.upper:g}], are too far apart: weights "
+            f"are summed exactly on a grid whose step, {grid.unit:.3g}, is set by the largest weight, and rounding to "
+            f"it would move the smallest weight by up to {grid.rounding / float(spec.lower):.3g} of itself (at most "
+            f"{WEIGHT_ROUNDING:g} is accepted). Raise the lower bound (a smaller weight is then counted at it) or "
+            "lower the upper bound: the largest weight may be about two million times the smallest.",
+            place=Place("columns", "bounds", weight),
+        )
+    return grid
 
 
 def product_grid(lower: float, upper: float, weight: NumericColumn) -> SumGrid:
