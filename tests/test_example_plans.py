@@ -66,3 +66,4 @@ def test_the_tables_plan_releases_every_table_with_its_report(tables_release):
     html = (tables_release / "report.html").read_text()
     assert "; interval " in html and "upright bars are the 95% intervals" in html
     assert "suppressed" in html and "sampling error" in html
+    assert "depend on that row alone" in html and "raking" in html  # weights adjusted on the sample: not covered

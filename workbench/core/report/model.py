@@ -15,7 +15,7 @@ from workbench.core.release import Flag, Release, ReleasedStatistic, software_in
 from workbench.core.report import figures as report_figures
 from workbench.core.report.numbers import error_words, released_number, reliability_words
 from workbench.core.report.shown import ShownCells, shown_cells
-from workbench.core.statistics import SAMPLING_ERROR_WORDS
+from workbench.core.statistics import FIXED_WEIGHTS_WORDS, SAMPLING_ERROR_WORDS
 from workbench.core.synthetic import synthetic_quality_lines
 
 REFERENCES = {
@@ -351,7 +351,7 @@ def _methodology(release: Release, mechanisms: set[str]) -> tuple[str, ...]:
         lines.append(
             "Weighted statistics sum each row's survey weight (or weight times value), clamped into the weight's "
             "public bounds, so one person's rows move them by at most their number times the largest product. "
-            + SAMPLING_ERROR_WORDS
+            + FIXED_WEIGHTS_WORDS + " " + SAMPLING_ERROR_WORDS
         )
     if any(statistic.type == "synthetic" for statistic in release.statistics):
         lines.append(

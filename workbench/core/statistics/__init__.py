@@ -16,10 +16,10 @@ from workbench.core.statistics.kinds import STATISTIC_TYPES, statistic_from_json
 from workbench.core.statistics.moments import Mean, StandardDeviation, Sum, Variance
 from workbench.core.statistics.proportions import Proportion
 from workbench.core.statistics.quantiles import BoundsSearch, Quantiles, level_words
-from workbench.core.statistics.weights import SAMPLING_ERROR_WORDS, WEIGHTED_TYPES
+from workbench.core.statistics.weights import FIXED_WEIGHTS_WORDS, SAMPLING_ERROR_WORDS, WEIGHTED_TYPES
 
 __all__ = [
-    "SAMPLING_ERROR_WORDS", "WEIGHTED_TYPES",
+    "FIXED_WEIGHTS_WORDS", "SAMPLING_ERROR_WORDS", "WEIGHTED_TYPES",
     "BoundsSearch", "Cell", "Count", "CrossTab", "GRID_BITS", "Histogram", "Mean", "Proportion", "Query", "Quantiles",
     "STATISTIC_TYPES", "StandardDeviation", "Statistic", "Sum", "SumGrid", "Variance", "count_is_public",
     "exact_sum", "grouping", "grouping_json", "grouping_words", "level_words", "statistic_from_json",

@@ -73,6 +73,13 @@ def weighted_words(weight: str | None) -> str:
     return f" weighted by {weight}" if weight else ""
 
 
+FIXED_WEIGHTS_WORDS = (
+    "The guarantee takes each row's weight to depend on that row alone: design weights, or weights taken as given. "
+    "Weights adjusted on the sample itself (for non-response, post-stratification, calibration or raking) depend on "
+    "other respondents, so adding or removing one person can change the weights of others, which the stated ε does "
+    "not cover: release with the design weights, or count the adjustment's own dependence on the data separately."
+)
+
 SAMPLING_ERROR_WORDS = (
     "A weighted estimate's error bar covers the differential-privacy noise only, not the survey's sampling error. "
     "The two are independent: with a design-based standard error SE (from the survey's own variance estimation) "
