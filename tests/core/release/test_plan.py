@@ -227,3 +227,15 @@ def test_a_plan_declares_a_text_files_encoding_and_refuses_one_that_is_not_text(
     for wrong in ("base64", "no-such-code", 1252):
         with pytest.raises(PlanError, match="not a text encoding"):
             DatasetDescription.from_json({"name": "towns", "encoding": wrong})
+
+
+def test_a_sampling_rate_below_what_the_weights_tell_is_said_to_fall_short_for_those_persons():
+    """A design weight is one over a person's chance of being sampled: weights down to 250 tell of chances up to
+    1/250, above a claimed rate of 0.001, and the conditions of the amplification say so (a helper's audit: the
+    report stated ε = 0.017 for a weighted ε = 1 release whose weights contradicted the rate)."""
+    described = json.loads((Path(__file__).resolve().parents[3] / "resources/sample/household_survey.tables.plan.json").read_text())
+    described["dataset"]["sampling_rate"] = 0.001
+    words = ReleasePlan.from_json(described).sampling_conditions()
+    assert "Poisson sampling" in words and "'weight' go down to 250" in words and "up to 0.004" in words
+    described["dataset"]["sampling_rate"] = 0.005  # above 1/250: the weights tell nothing against it
+    assert "go down to" not in ReleasePlan.from_json(described).sampling_conditions()

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from workbench.core.data import Neighbouring, Schema
 from workbench.core.errors import BudgetError, Place, PlanError, WorkbenchError
 from workbench.core.privacy import (
+    SAMPLING_CONDITIONS,
     Guarantee,
     MechanismEvent,
     MechanismKind,
@@ -416,6 +417,25 @@ class ReleasePlan:
     total: Budget
     confidence: float = 0.95
     reliability: ReliabilityRule = ReliabilityRule()  # public CV thresholds of each cell's flag
+
+    def sampling_conditions(self) -> str:
+        """What the amplification by the plan's sampling rate needs (``SAMPLING_CONDITIONS``), and where its weights'
+        public bounds say otherwise: a design weight is one over its person's inclusion probability, so a weight
+        below 1/rate tells of persons included with more than the rate (weights scaled to the sample say nothing
+        of it, hence words, not a refusal)."""
+        rate = self.dataset.sampling_rate
+        words = SAMPLING_CONDITIONS
+        weights = sorted({planned.statistic.weighted_by for planned in self.statistics
+                          if getattr(planned.statistic, "weighted_by", None)})
+        for name in weights:
+            spec = self.schema.column(name)
+            lower = getattr(spec, "lower", None)
+            if rate is not None and lower is not None and 0 < lower < 1 / rate:
+                words += (f" The weights in '{name}' go down to {lower:g}: if they are design weights (one over a "
+                          f"person's chance of being in the sample), some persons were included with a chance of up "
+                          f"to {1 / lower:.3g}, above the stated rate {rate:g}, and for them the guarantee is the "
+                          "one without amplification.")
+        return words
 
     def used_schema(self) -> Schema:
         """The schema less the columns no statistic reads (and that do not identify the person): a column

@@ -26,7 +26,7 @@ from workbench.core.data.aggregates import Engine
 from workbench.core.data.io import FileState
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError
-from workbench.core.privacy import SAMPLING_CONDITIONS, Guarantee, MechanismEvent, amplified_by_sampling
+from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
 from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan
@@ -468,7 +468,7 @@ def charged_release(
         "rate": rate,
         "this_release": amplified_by_sampling(cost, rate).to_json(),
         "all_releases": amplified_by_sampling(after.spent, rate).to_json(),
-        "conditions": SAMPLING_CONDITIONS,
+        "conditions": plan.sampling_conditions(),
     }
     return replace(
         result,
