@@ -239,3 +239,19 @@ def test_a_connection_lost_during_commit_is_asked_again_before_anything_is_shown
         with pytest.raises(LedgerUnreachable, match="Nothing was recorded and nothing is shown"):
             release(TABLE, plan(), ledger)
         nothing_charged(postgres_server, census)
+
+
+def test_a_refused_write_says_the_servers_reason_without_quoting_the_entry(census, postgres_server):
+    """PostgreSQL's detail and context quote the text around a bad character of a jsonb value: for an entry the
+    trigger reads, that was the release's noisy values, shown in "cannot be written (…)" while nothing was charged
+    (a helper's audit). Only the server's one-line reason is said."""
+    from workbench.core.release.ledger_postgres import _server_reason
+
+    entry = '{"cells": [{"value": 1234.5}, {"label": "B\\u0000", "value": 98.25}]}'
+    with psycopg.connect(postgres_server.url(census)) as conn:
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("SELECT %s::jsonb", (entry,))
+    assert "1234.5" in str(refused.value) or "98.25" in str(refused.value)  # what the message said before
+    reason = _server_reason(refused.value)
+    assert "1234.5" not in reason and "98.25" not in reason and "B" not in reason.replace("SQLSTATE", "")
+    assert "SQLSTATE" in reason and reason.strip()

@@ -204,7 +204,7 @@ class PostgresLedger(Ledger):
             raise self._unreachable(exc, "connected to") from None
 
     def _unreachable(self, exc: BaseException, doing: str) -> LedgerUnreachable:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
+        reason = _server_reason(exc)
         if "password" in reason.lower() and ("no password" in reason.lower() or "authentication failed" in reason.lower()):
             refused = self._password is not None or "authentication failed" in reason.lower()
             return LedgerPasswordNeeded(
@@ -273,7 +273,8 @@ class PostgresLedger(Ledger):
                 raise self._unreachable(exc, "written (the connection was lost before the entry was committed)") \
                     from None
             except psycopg.Error as exc:
-                raise LedgerError(f"{_capital(self.where)} cannot be written ({exc}). Nothing was recorded.") from None
+                raise LedgerError(f"{_capital(self.where)} cannot be written ({_server_reason(exc)}). Nothing was "
+                                  "recorded.") from None
             finally:
                 conn.close()
         raise AssertionError("unreachable")
@@ -292,13 +293,15 @@ class PostgresLedger(Ledger):
             raise LedgerUnreachable(
                 f"The connection to {self.where} was lost while entry {newest.seq} was being committed, and the "
                 f"server cannot be asked now whether it was recorded. Nothing is shown. If `dp-workbench ledger "
-                f"show` later lists entry {newest.seq} with the hash {newest.hash[:16]}…, it was recorded, and its "
-                "values can be read with `dp-workbench ledger export`; if not, nothing was spent."
+                f"show` later lists entry {newest.seq} as yours ({newest.by}, '{newest.dataset}', {newest.created}), "
+                "it was recorded, and its values can be read with `dp-workbench ledger export`; if not, nothing was "
+                "spent."
             ) from None
         if recorded:
             return result
         raise LedgerUnreachable(
-            f"The connection to {self.where} was lost before its entry was committed ({exc}). Nothing was recorded and "
+            f"The connection to {self.where} was lost before its entry was committed ({_server_reason(exc)}). Nothing "
+            "was recorded and "
             "nothing is shown. Try again."
         )
 
@@ -371,6 +374,19 @@ class PostgresLedger(Ledger):
         self.check_may_register("the local ledger's datasets")
         self._transact(work)
         self._key = None
+
+
+def _server_reason(exc: BaseException) -> str:
+    """The server's reason in one line, without the detail and context PostgreSQL adds: those may quote the entry
+    being written (a jsonb error shows the text around a bad character), whose values are noisy and, the write
+    refused, not charged (DESIGN's rule 5: nothing noisy is shown before its charge)."""
+    diag = getattr(exc, "diag", None)
+    primary = getattr(diag, "message_primary", None) if diag is not None else None
+    if not primary:  # no server message (a lost connection): the client's own words, which hold no entry
+        primary = str(exc).split("\nDETAIL:")[0].split("\nCONTEXT:")[0]
+    reason = " ".join(primary.split()) or type(exc).__name__
+    code = getattr(exc, "sqlstate", None)
+    return f"{reason}; SQLSTATE {code}" if code else reason
 
 
 def _capital(words: str) -> str:
