@@ -13,4 +13,4 @@ def test_the_designer_states_the_checked_epsilon_and_stops_at_the_cap(qtbot, win
     dialog.epsilon.setValue(40.0)  # the box stops at the cap
     assert dialog.epsilon.value() == MAX_EPSILON
     text = dialog.summary.text()
-    assert "p = 1 − 2.06e-09" in text and "1.0000" not in text and dialog.table.rowCount() == 3
+    assert "p = 1 − 2.07e-09" in text and "1.0000" not in text and dialog.table.rowCount() == 3  # 1 − p rounded up

@@ -45,7 +45,7 @@ def _design(args: argparse.Namespace) -> int:
     print(f"Randomised response with {k} categories at ε = {epsilon_text(design.epsilon)} (each respondent's own "
           "answer is ε-DP, checked by OpenDP's privacy map of the randomiser):")
     print(f"  report the true answer with probability p = {probability_text(design.truth_probability)}; each other "
-          f"answer with q = {probability_text(design.other_probability)}.")
+          f"answer with q = {probability_text(design.other_probability, up=True)}.")
     print("  Estimate of a true share: (share of reports - q) / (p - q); unbiased.\n")
     print(f"95% ± of an estimated share with {args.respondents:,} respondents:")
     print(f"  {'true share':>10}  {'randomised response':>19}  {'trusted curator':>15}  {'ratio':>5}")
@@ -63,8 +63,9 @@ def _estimate(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataFileError(f"{args.responses}: cannot be read ({exc}). Give a UTF-8 text file, one answer per line.") from None
     estimates, n = estimate_shares(design, [line for line in lines if line.strip()], args.confidence)
-    print(f"{n:,} randomised answers, ε = {epsilon_text(design.epsilon)}; {args.confidence:.0%} intervals "
-          "(clipped to [0, 1]):")
+    print(f"{n:,} randomised answers, ε = {epsilon_text(design.epsilon)} if each was randomised by this design "
+          f"before it was collected (raw answers are not protected, and their shares come out wrong); "
+          f"{args.confidence:.0%} intervals (clipped to [0, 1]):")
     for e in estimates:
         print(f"  {e.category:<20} reported {e.reported:>8,}  estimated share {e.share:7.4f}  [{e.low:.4f}, {e.high:.4f}]")
     return 0

@@ -88,7 +88,7 @@ class RandomizedResponseDialog(QDialog):
             f"Each respondent's answer is ε-DP with ε = {epsilon_text(design.epsilon)} (checked by OpenDP's privacy "
             f"map). A respondent reports their true answer with probability p = "
             f"{probability_text(design.truth_probability)} and each other answer with q = "
-            f"{probability_text(design.other_probability)}. The share of an answer is estimated as "
+            f"{probability_text(design.other_probability, up=True)}. The share of an answer is estimated as "
             "(share of reports − q) / (p − q), without bias. 95% margins of error:"
         )
         self.table.setRowCount(len(rows))

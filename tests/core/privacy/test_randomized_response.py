@@ -102,9 +102,24 @@ def test_the_largest_epsilon_is_still_a_randomised_design():
     design = ResponseDesign(("yes", "no", "maybe"), MAX_EPSILON)
     assert 0 < design.other_probability and design.truth_probability < 1
     assert math.isfinite(design.randomizer().map(1))
-    assert probability_text(design.truth_probability) == "1 − 4.12e-09"  # not "1.0000"
-    assert probability_text(design.other_probability) == "2.06e-09"
-    assert probability_text(0.75) == "0.7500"
+    assert probability_text(design.truth_probability) == "1 − 4.13e-09"  # not "1.0000"; 1 − p rounded up
+    assert probability_text(design.other_probability, up=True) == "2.07e-09"
+    assert probability_text(0.75) == probability_text(0.75, up=True) == "0.7500"
+
+
+def _shown(text: str) -> float:
+    return 1.0 - float(text.split("−")[1]) if "−" in text else float(text)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 10])
+def test_the_probabilities_shown_are_no_less_private_than_the_design(k):
+    """A field team may build its randomiser (dice, a script) from the numbers shown: p rounded down and q up, their
+    ratio stays within e^ε (p = 0.9999, q = 0.0001 had shown ε = 9.21 for ε = 9)."""
+    for epsilon in [0.1, 0.5, 1.0, 2.0, 5.0, 8.9, 9.0, 12.0, 20.0]:
+        design = ResponseDesign(tuple(f"c{i}" for i in range(k)), epsilon)
+        p = _shown(probability_text(design.truth_probability))
+        q = _shown(probability_text(design.other_probability, up=True))
+        assert 0 < q and p / q <= math.exp(epsilon) * (1 + 1e-12), (k, epsilon, p, q)
 
 
 def test_the_epsilon_is_written_without_rounding_it_down():

@@ -163,14 +163,29 @@ def epsilon_text(epsilon: float) -> str:
     return short if float(short) >= epsilon else repr(float(epsilon))
 
 
-def probability_text(probability: float) -> str:
-    """A response probability: four decimals, or its distance from 0 or 1 where four decimals would
-    show 0.0000 or 1.0000 (at ε = 20, p = 1 − 2.06e-9, not 1.0000)."""
+def probability_text(probability: float, up: bool = False) -> str:
+    """A response probability: four decimals, or its distance from 0 or 1 (three significant digits) where four
+    decimals would show 0.0000 or 1.0000 (at ε = 20, p = 1 − 4.13e-9, not 1.0000). Rounded down, or ``up``: the
+    true answer's p down and each other answer's q up, so that a randomiser built from the numbers shown is no
+    less private than the design (p/q at most e^ε; p = 0.9999 and q = 0.0001 had shown ε = 9.2 for ε = 9)."""
     if probability >= 0.99995:
-        return f"1 − {1.0 - probability:.3g}"
+        return f"1 − {_significant(1.0 - probability, up=not up)}"
     if probability < 0.00005:
-        return f"{probability:.3g}"
-    return f"{probability:.4f}"
+        return _significant(probability, up)
+    return f"{_rounded(probability, 1e-4, up):.4f}"
+
+
+def _significant(value: float, up: bool) -> str:
+    """``value`` > 0 to three significant digits, rounded up or down."""
+    return f"{_rounded(value, 10.0 ** (math.floor(math.log10(value)) - 2), up):.3g}"
+
+
+def _rounded(value: float, step: float, up: bool) -> float:
+    """``value`` to a multiple of ``step``, up or down; one a hair from a multiple (floating point) is that multiple."""
+    steps = value / step
+    nearest = round(steps)
+    whole = nearest if abs(steps - nearest) < 1e-9 else (math.ceil(steps) if up else math.floor(steps))
+    return whole * step
 
 
 def _z(confidence: float) -> float:
