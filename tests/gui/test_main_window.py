@@ -266,7 +266,9 @@ def test_randomised_response_designer_shows_errors_and_estimates(qtbot, window, 
     window.open_randomized_response()
     dialog = window.randomized_response
     dialog.epsilon.setValue(1.0986)
-    assert "p = 0.7500" in dialog.summary.text() and dialog.table.rowCount() == 3
+    # p = 0.749998 shown rounded down, q up: no less private than the design
+    assert "p = 0.7499" in dialog.summary.text() and "q = 0.2501" in dialog.summary.text()
+    assert dialog.table.rowCount() == 3
     assert float(dialog.table.item(0, 3).text().rstrip("×")) > 1  # local privacy costs accuracy
     answers = tmp_path / "answers.txt"
     answers.write_text("yes\n" * 40 + "no\n" * 60)

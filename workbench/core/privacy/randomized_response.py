@@ -184,7 +184,7 @@ def _rounded(value: float, step: float, up: bool) -> float:
     """``value`` to a multiple of ``step``, up or down; one a hair from a multiple (floating point) is that multiple."""
     steps = value / step
     nearest = round(steps)
-    whole = nearest if abs(steps - nearest) < 1e-9 else (math.ceil(steps) if up else math.floor(steps))
+    whole = nearest if abs(steps - nearest) < 1e-6 else (math.ceil(steps) if up else math.floor(steps))
     return whole * step
 
 

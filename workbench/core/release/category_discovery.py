@@ -116,7 +116,13 @@ def discovery_terms(schema: Schema, column: str, epsilon: float = DEFAULT_EPSILO
                 low = middle + 1
         stated = _measurement(scale, low).map(distances)
         if stated[0] <= epsilon:
-            return DiscoveryTerms(column, float(stated[0]), float(stated[1]), scale, low, distances)
+            # listed at one more than the threshold whose δ the map states: OpenDP 0.16's map of
+            # make_laplace_threshold gives P[noise > threshold − l∞], but the measurement lists a value whose noisy
+            # count is *at least* the threshold, so a value one person holds was listed with P[noise >= threshold −
+            # l∞], e^(1/scale) times the δ stated (opendp/opendp#2922; a helper's audit measured 0.0138 for a stated
+            # 0.0049). At threshold + 1 it is listed with exactly the δ stated; should the map be mended, it only
+            # overstates δ.
+            return DiscoveryTerms(column, float(stated[0]), float(stated[1]), scale, low + 1, distances)
         scale = math.nextafter(scale, math.inf) * (1 + 1e-12)
 
 
