@@ -449,6 +449,29 @@ def test_bounds_are_estimated_with_dp_after_confirmation_and_charged(qtbot, wind
     assert record.spent.epsilon == 2.0 and record.releases == 1
 
 
+def test_bounds_of_a_file_too_large_for_memory_are_searched_in_the_whole_file(qtbot, window, sample_path,
+                                                                            sample_plan_path, private_ledger):
+    """Of a file too large for memory only the first rows are loaded: the search counts every row of the file (out
+    of core, as the command line does), and the ledger records the whole table's content, not the first rows' (a
+    helper's audit: it searched the loaded rows alone)."""
+    from workbench.core.data.io import load_sample, load_table
+
+    load(qtbot, window, sample_path)
+    assert window.open_plan(sample_plan_path)
+    window.document.table = load_sample(sample_path, rows=200)
+    page = window.columns_page
+    page.bounds_column.setCurrentText("annual_income")
+    page.bounds_epsilon.setValue(2.0)
+    window.preview_page.budget.total_epsilon.setValue(5.0)
+    page.ask = False
+    page.confirm_and_estimate()
+    qtbot.waitUntil(lambda: page.task is None, timeout=120_000)
+    assert "Suggested bounds for 'annual_income'" in page.bounds_status.text()
+    ledger = Ledger(private_ledger)
+    (entry,) = [e for e in ledger.entries() if e.kind == "release"]
+    assert entry.data["content_fingerprint"] == ledger.content_fingerprint(load_table(sample_path).frame)
+
+
 def test_a_large_file_shows_progress_and_cancelling_stops_the_reading(qtbot, window, warnings, sample_path, tmp_path,
                                                                      monkeypatch):
     import pandas as pd

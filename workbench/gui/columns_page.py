@@ -43,6 +43,7 @@ from workbench.core.data import (
     NumericColumn,
     OutsideCategories,
 )
+from workbench.core.data.out_of_core import OutOfCoreData, file_source
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee
 from workbench.core.release.category_discovery import (
@@ -62,6 +63,7 @@ from workbench.core.release import (
     estimate_bounds,
     with_bounds,
 )
+from workbench.core.release.bounds import search_schema
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 from workbench.gui.ledger_setting import chosen_location, open_ledger
@@ -562,8 +564,14 @@ class ColumnsPage(QWidget):
 
         def run() -> BoundsEstimate:
             ledger = open_ledger(location)
-            known = ledger.has_dataset(plan.dataset.name)
-            return estimate_bounds(table, plan, column, epsilon, ledger, None if known else budget, search=search)
+            known = None if ledger.has_dataset(plan.dataset.name) else budget
+            if table.sample_rows is None:
+                return estimate_bounds(table, plan, column, epsilon, ledger, known, search=search)
+            # a file too large for memory, of which only the first rows are loaded: its ranks counted by DuckDB on
+            # the whole file, as the command line does (the loaded rows alone are not the data the ledger charges)
+            source = file_source(table.source, delimiter=table.delimiter, encoding=plan.dataset.encoding)
+            with OutOfCoreData(source, search_schema(plan, column, search)) as data:
+                return estimate_bounds(source, plan, column, epsilon, ledger, known, search=search, data=data)
 
         self.task = Task(run)
         self.task.finished.connect(self._estimated)

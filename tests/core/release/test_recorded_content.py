@@ -658,3 +658,14 @@ def test_on_windows_every_release_hashes_its_rows_and_records_no_reading(tmp_pat
     with OutOfCoreData(file_source(files["csv"]), row_level(), hashes_content=False) as data:
         with pytest.raises(DataFileError, match="changed while it was being released"):
             release(file_source(files["csv"]), _plan(row_level()), Ledger(ledger.path), data=data)
+
+
+def test_a_table_of_a_files_first_rows_is_never_released_from_its_frame(tmp_path, files):
+    """``load_sample``'s table holds a file's first rows only: released from its frame, the statistics and the
+    ledger's content fingerprint would be of those rows, not of the file (the app's bounds search did so)."""
+    from workbench.core.data.io import load_sample
+
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    with pytest.raises(DataFileError, match="only its first rows are loaded"):
+        release(load_sample(files["csv"], rows=50), _plan(row_level()), ledger, dataset_budget=BUDGET)
+    assert not ledger.entries()

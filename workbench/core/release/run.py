@@ -309,6 +309,11 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
     statistics, unless read for ``engine_hashes_rows`` already; and again after an engine that did not hash its rows).
     """
     plan.validate()
+    if isinstance(table, Table) and table.sample_rows is not None and data is None:
+        raise DataFileError(
+            f"{table.source.name} is too large for this computer's memory, and only its first rows are loaded: they "
+            "are not the data a release describes. Release it out of core (the whole file read by DuckDB)."
+        )
 
     def compute() -> tuple[str, tuple[ReleasedStatistic, ...]]:
         if isinstance(table, FileSource):
