@@ -564,14 +564,14 @@ class ColumnsPage(QWidget):
 
         def run() -> BoundsEstimate:
             ledger = open_ledger(location)
-            known = None if ledger.has_dataset(plan.dataset.name) else budget
+            new_budget = None if ledger.has_dataset(plan.dataset.name) else budget
             if table.sample_rows is None:
-                return estimate_bounds(table, plan, column, epsilon, ledger, known, search=search)
+                return estimate_bounds(table, plan, column, epsilon, ledger, new_budget, search=search)
             # a file too large for memory, of which only the first rows are loaded: its ranks counted by DuckDB on
             # the whole file, as the command line does (the loaded rows alone are not the data the ledger charges)
             source = file_source(table.source, delimiter=table.delimiter, encoding=plan.dataset.encoding)
             with OutOfCoreData(source, search_schema(plan, column, search)) as data:
-                return estimate_bounds(source, plan, column, epsilon, ledger, known, search=search, data=data)
+                return estimate_bounds(source, plan, column, epsilon, ledger, new_budget, search=search, data=data)
 
         self.task = Task(run)
         self.task.finished.connect(self._estimated)
