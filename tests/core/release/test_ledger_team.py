@@ -255,3 +255,24 @@ def test_a_refused_write_says_the_servers_reason_without_quoting_the_entry(censu
     reason = _server_reason(refused.value)
     assert "1234.5" not in reason and "98.25" not in reason and "B" not in reason.replace("SQLSTATE", "")
     assert "SQLSTATE" in reason and reason.strip()
+
+
+def test_a_database_in_another_encoding_refuses_an_entry_without_showing_it(postgres_server):
+    """Entries are UTF-8 text ("ε", accented labels). A database in LATIN1 had the client encode them in LATIN1: the
+    UnicodeEncodeError it raised was no LedgerError, and the app showed its repr, the whole uncharged entry with its
+    noisy values (a helper's review). The client now speaks UTF-8, and the server's refusal is said in one line."""
+    from workbench.core.release.ledger import LedgerError
+    from workbench.core.release.ledger_postgres import init_server
+
+    name = f"ledger_latin1_{os.getpid()}"
+    postgres_server.sql("postgres", f"CREATE DATABASE {name} OWNER ledger_admin ENCODING 'LATIN1' TEMPLATE template0 "
+                                    "LC_COLLATE 'C' LC_CTYPE 'C'")
+    admin = init_server(postgres_server.url(name))
+    admin.register(NAME, Guarantee(float(FITTING), 0.0, "total budget"), Terms.of(plan().schema))
+    labelled = ReleasePlan(DatasetDescription(NAME), Schema((NumericColumn("x", lower=0.0, upper=10.0,
+                                                                         label="Wert ε"),)),
+                           (PlannedStatistic(Count(), MechanismKind.LAPLACE, Budget(1.0)),), Budget(1.0))
+    with pytest.raises(LedgerError) as refused:
+        release(TABLE, labelled, Ledger(postgres_server.url(name, "alice")))
+    assert "value" not in str(refused.value) and "Nothing was recorded" in str(refused.value)
+    assert [e.kind for e in Ledger(postgres_server.url(name)).entries()] == ["register"]

@@ -161,7 +161,7 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
     discovery = ReleasePlan(dataset=plan.dataset, schema=schema, statistics=(),
                             total=Budget(terms.epsilon, terms.delta), confidence=plan.confidence)
     label = f"categories of {column}"
-    event = MechanismEvent(f"{label}: counts of values above {terms.threshold}", MECHANISM, float(terms.contributions[1]),
+    event = MechanismEvent(f"{label}: counts of values at least {terms.threshold}", MECHANISM, float(terms.contributions[1]),
                            terms.scale, terms.epsilon, terms.delta)
     events = [event]
 

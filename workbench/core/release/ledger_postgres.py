@@ -195,6 +195,10 @@ class PostgresLedger(Ledger):
         options = {"application_name": "DP Workbench", "connect_timeout": str(CONNECT_TIMEOUT),
                    "keepalives_idle": "30", "keepalives_interval": "10", "keepalives_count": "3"}
         given = {key: value for key, value in options.items() if key not in self.settings}
+        # entries are UTF-8 text (ε, accented labels): on a database in another encoding the server converts them
+        # and refuses a character it lacks with a server error (``_server_reason``); a client encoding taken from
+        # the database had failed in the client instead, with an error whose repr held the whole uncharged entry
+        given["client_encoding"] = "UTF8"
         given["options"] = (self.settings.get("options", "") + " " + SESSION).strip()
         if self._password is not None:
             given["password"] = self._password
@@ -235,7 +239,7 @@ class PostgresLedger(Ledger):
         except psycopg.errors.InsufficientPrivilege:
             raise self._not_allowed() from None
         except psycopg.Error as exc:
-            raise LedgerError(f"{_capital(self.where)} cannot be read ({exc}).") from None
+            raise LedgerError(f"{_capital(self.where)} cannot be read ({_server_reason(exc)}).") from None
         finally:
             conn.close()
 

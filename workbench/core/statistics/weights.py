@@ -36,7 +36,7 @@ def weight_grid(schema: Schema, weight: str, label: str) -> SumGrid:
             f"are summed exactly on a grid whose step, {grid.unit:.3g}, is set by the largest weight, and rounding to "
             f"it would move the smallest weight by up to {grid.rounding / float(spec.lower):.3g} of itself (at most "
             f"{WEIGHT_ROUNDING:g} is accepted). Raise the lower bound (a smaller weight is then counted at it) or "
-            "lower the upper bound: the largest weight may be about two million times the smallest.",
+            "lower the upper bound: the largest weight may be about four million times the smallest.",
             place=Place("columns", "bounds", weight),
         )
     return grid
