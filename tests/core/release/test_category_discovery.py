@@ -248,3 +248,20 @@ def test_a_value_one_person_holds_is_listed_with_at_most_the_delta_stated_and_on
 
     assert lowest_rate(terms.threshold) <= terms.delta
     assert lowest_rate(terms.threshold - 1) > terms.delta
+
+
+@pytest.mark.parametrize("epsilon, k", [(0.5, 1), (1.0, 2), (math.log(10), 1), (3.0, 1), (10.0, 3)])
+def test_the_counts_said_to_be_rarely_and_surely_listed_are_so_under_the_discrete_noise(epsilon, k):
+    """The words name the largest count listed with at most 5% and the least listed with at least 99.9%, under
+    OpenDP's discrete Laplace noise (the continuous tail had said 5% of a count listed with 9%)."""
+    terms = discovery_terms(_schema(k), "job", epsilon, 1e-7)
+    s, threshold = terms.scale, terms.threshold
+
+    def tail(t: int) -> float:  # P[Z >= t] for t >= 1
+        return math.exp(-t / s) / (1 + math.exp(-1 / s))
+
+    def listed(count: int) -> float:
+        return tail(threshold - count) if count < threshold else 1 - tail(count + 1 - threshold)
+
+    assert listed(terms.rarely_listed) <= 0.05 < listed(terms.rarely_listed + 1) or terms.rarely_listed == 0
+    assert listed(terms.surely_listed) >= 0.999 > listed(terms.surely_listed - 1)

@@ -54,13 +54,20 @@ class DiscoveryTerms:
 
     @property
     def surely_listed(self) -> int:
-        """A count of rows that is listed with probability 99.9%."""
-        return math.ceil(self.threshold + self.scale * math.log(500))
+        """The least count of rows that is listed with probability at least 99.9%."""
+        return self.threshold - 1 + self._steps_out(0.001)
 
     @property
     def rarely_listed(self) -> int:
-        """A count of rows that is listed with probability at most 5%."""
-        return max(0, math.floor(self.threshold - self.scale * math.log(10)))
+        """The largest count of rows that is listed with probability at most 5%."""
+        return max(0, self.threshold - self._steps_out(0.05))
+
+    def _steps_out(self, chance: float) -> int:
+        """The least t >= 1 at which the noise (OpenDP's discrete Laplace, ``scale``) reaches t or more with at most
+        ``chance``: P[Z >= t] = e^(-t/s) / (1 + e^(-1/s)). Not the continuous tail e^(-t/s) / 2, which a count near
+        the threshold exceeds (listed with 9%, not 5%, at a scale of 1/ln 10)."""
+        s = self.scale
+        return max(1, math.ceil(-s * math.log(chance * (1 + math.exp(-1 / s))) - 1e-9))
 
     def in_words(self) -> str:
         return (
