@@ -618,12 +618,18 @@ def compiles_huge_methods(spark: Any) -> bool:
     by another context on the same gateway, keeps its own flags); otherwise ``HUGE_METHODS`` in the executors' Java
     options. False where that cannot be told (Spark Connect)."""
     try:
-        if runs_in_this_process(spark):
+        if _local_master(spark):  # (local-cluster's executors are JVMs of their own)
             return _driver_compiles_huge_methods(spark)
         options = spark.conf.get("spark.executor.extraJavaOptions", None) or ""
     except Exception:  # noqa: BLE001 - a session that does not show its static configuration or its JVM
         return False
     return HUGE_METHODS in options.split()
+
+
+def _local_master(spark: Any) -> bool:
+    """Whether ``spark``'s configuration names local mode (raises where it shows no static configuration)."""
+    master = spark.conf.get("spark.master", None) or ""
+    return master == "local" or master.startswith("local[")
 
 
 def runs_in_this_process(spark: Any) -> bool:
@@ -634,10 +640,9 @@ def runs_in_this_process(spark: Any) -> bool:
     if getattr(spark, "_jvm", None) is None:  # a Spark Connect session: no JVM in this process
         return False
     try:
-        master = spark.conf.get("spark.master", None) or ""
+        return _local_master(spark)
     except Exception:  # noqa: BLE001 - a session that does not show its static configuration
         return False
-    return master == "local" or master.startswith("local[")
 
 
 def _driver_compiles_huge_methods(spark: Any) -> bool:
