@@ -8,6 +8,9 @@ from pathlib import Path
 if __name__ == "__main__":
     if Path(sys.argv[0]).name.startswith("dp-workbench-gui"):
         from workbench.gui.app import main
+
+        sys.exit(main())
     else:
-        from workbench.cli import main
-    sys.exit(main())
+        from workbench.cli import run
+
+        run()

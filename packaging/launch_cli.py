@@ -1,8 +1,6 @@
 """Entry point of the bundled command line (PyInstaller runs this file as __main__)."""
 
-import sys
-
-from workbench.cli import main
+from workbench.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -43,6 +43,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def run() -> None:
+    """The program ``dp-workbench`` (``main`` is what tests call: it returns its status)."""
+    from workbench.core.process_exit import run_and_exit
+
+    run_and_exit(main)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dp-workbench",

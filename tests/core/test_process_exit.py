@@ -1,0 +1,75 @@
+"""The command line ends with its own exit status even while Arrow's read-ahead is still reading a Python file
+object (workbench.core.process_exit): finalising the interpreter then aborted it (SIGABRT), after the message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A program whose main returns while Arrow's read-ahead thread is inside the file's read (which waits a second):
+# the thread asks for the GIL back as the interpreter finalises, as after a refused file on a busy machine.
+PROGRAM = '''
+import io, sys, time
+import pyarrow.csv as pa_csv
+
+class SlowFile(io.RawIOBase):
+    def __init__(self):
+        self.reads = 0
+    def readable(self):
+        return True
+    def readinto(self, buffer):
+        self.reads += 1
+        if self.reads > 1:
+            time.sleep(1.0)
+        data = b"a,b\\n" + b"1,2\\n" * 20000
+        buffer[:min(len(buffer), len(data))] = data[:len(buffer)]
+        return min(len(buffer), len(data))
+
+def main():
+    reader = pa_csv.open_csv(SlowFile(), read_options=pa_csv.ReadOptions(block_size=1 << 16))
+    reader.read_next_batch()
+    print("said before the end", file=sys.stderr)
+    return 2
+
+if sys.argv[1] == "sys.exit":
+    sys.exit(main())
+from workbench.core.process_exit import run_and_exit
+run_and_exit(main)
+'''
+
+
+def _ended(how: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", PROGRAM, how], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+
+
+def test_the_status_survives_a_read_ahead_still_running_and_sys_exit_does_not():
+    ended = _ended("run_and_exit")
+    assert ended.returncode == 2 and ended.stderr == "said before the end\n"
+    # the same program ended as before: the check catches the abort it is there for
+    aborted = _ended("sys.exit")
+    assert aborted.returncode < 0  # a signal: SIGABRT ("terminate called…", or a fatal error of the GIL's state)
+
+
+def test_exit_handlers_run_and_output_is_flushed():
+    program = ("import atexit, sys\n"
+               "from workbench.core.process_exit import run_and_exit\n"
+               "atexit.register(lambda: print('handler ran'))\n"
+               "def main():\n"
+               "    sys.stdout.write('unflushed')\n"
+               "    raise SystemExit(3)\n"
+               "run_and_exit(main)\n")
+    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert ended.returncode == 3 and ended.stdout == "unflushedhandler ran\n"
+
+
+def test_the_command_line_programs_end_through_it():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["dp-workbench"] == "workbench.cli:run"
+    for launcher in ("launch_cli.py", "launch.py"):
+        assert "run()" in (ROOT / "packaging" / launcher).read_text()
+    assert "run()" in (ROOT / "workbench" / "cli" / "__main__.py").read_text()
