@@ -219,6 +219,27 @@ def test_smoke_test_walks_every_step_and_saves_a_screenshot_of_each(sample_path,
     assert (tmp_path / "shots" / "results" / "results.json").exists()
 
 
+def test_the_smoke_test_refuses_any_table_but_the_sample_and_leaves_no_ledger(sample_path, sample_plan_path,
+                                                                              tmp_path, monkeypatch, capsys):
+    """Its release is charged to a throw-away ledger: on a real table it would be noisy values drawn for free."""
+    import tempfile
+
+    from workbench.gui.app import main
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where its throw-away ledger's folder is made
+    other = tmp_path / "survey.csv"
+    other.write_bytes(sample_path.read_bytes().replace(b"\n", b"\r\n", 1))  # one byte more: not the sample
+    assert main([str(other), "--smoke-test", str(tmp_path / "refused")]) == 2
+    assert "bundled sample only" in capsys.readouterr().err and not (tmp_path / "refused").exists()
+    plan = tmp_path / "mine.plan.json"
+    plan.write_text(sample_plan_path.read_text().replace('"epsilon": ', '"epsilon":  ', 1))
+    assert main(["--smoke-test", str(tmp_path / "refused"), "--plan", str(plan)]) == 2
+    copy = tmp_path / "copy.csv"  # a copy of the sample is the sample
+    copy.write_bytes(sample_path.read_bytes())
+    assert main([str(copy), "--smoke-test", str(tmp_path / "shots")]) == 0
+    assert not list(tmp_path.glob("dp-workbench-smoke-*"))  # its ledger and key removed
+
+
 def test_dragging_the_slider_across_its_range_repaints_without_crashing(qtbot, window, sample_plan_path):
     """PySide6 6.12.0 with pyqtgraph aborted the process (refcount error) after some hundred curve
     repaints; pyproject pins PySide6 below 6.12 and this sweep guards the pin."""

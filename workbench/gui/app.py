@@ -20,8 +20,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="print the versions of DP Workbench and what it rests on, and exit")
     parser.add_argument(
         "--smoke-test", nargs="?", const="", metavar="DIR",
-        help="walk through every step on the sample data (or DATA and --plan), release against a throw-away "
-        "ledger, save a screenshot of each step into DIR (if given), and quit",
+        help="walk through every step on the bundled sample data and plan (DATA and --plan, if given, must be copies "
+        "of them), release against a throw-away ledger, save a screenshot of each step into DIR (if given), and quit",
     )
     parser.add_argument("--screenshot", type=Path, help="with --smoke-test: also save the first step as this PNG")
     parser.add_argument(

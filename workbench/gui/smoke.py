@@ -2,11 +2,14 @@
 
 Opens the sample data and plan, visits the six steps, releases against a throw-away
 ledger (never the user's), exports the results, and saves ``NN-step.png`` into a folder.
+Only the bundled sample (or a copy of it): on any other table a walk would draw its noisy
+values again and again without charging its budget (DESIGN rule 5).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from workbench.core.data import load_table
+from workbench.core.errors import PlanError
 from workbench.gui.main_window import MainWindow
 from workbench.gui.welcome import SAMPLE_DATA, SAMPLE_PLAN
 
@@ -27,9 +31,25 @@ def _settle(app: QApplication, ms: int = 50) -> None:
     app.processEvents()
 
 
+def _refuse_unless_sample(given: Path | None, sample: Path, name: str) -> None:
+    """Refuse a file other than the bundled sample's (its bytes: a copy under another name is the sample)."""
+    try:
+        if given is None or given.read_bytes() == sample.read_bytes():
+            return
+    except OSError as exc:
+        raise PlanError(f"{given}: {name} cannot be read ({exc.strerror or exc}).") from None
+    raise PlanError(
+        f"{given.name}: the smoke test walks through the app on the bundled sample only ({sample.name}), and "
+        f"{name} given is not it. The walk releases against a throw-away ledger, so on a real table it would draw "
+        "noisy values again and again without charging the table's budget. Open the file in the app (without "
+        "--smoke-test) to release it against your ledger.")
+
+
 def run(window: MainWindow, out: Path, data: Path | None = None, plan: Path | None = None) -> list[Path]:
     """Drive ``window`` through the workflow; return the screenshots written to ``out``."""
     app = QApplication.instance()
+    for given, sample, name in ((data, SAMPLE_DATA, "the data file"), (plan, SAMPLE_PLAN, "the plan")):
+        _refuse_unless_sample(given, sample, name)
     out.mkdir(parents=True, exist_ok=True)
     ledger_dir = tempfile.mkdtemp(prefix="dp-workbench-smoke-")
     previous = {name: os.environ.get(name) for name in ("DP_WORKBENCH_LEDGER", "DP_WORKBENCH_KEYS")}
@@ -59,6 +79,7 @@ def run(window: MainWindow, out: Path, data: Path | None = None, plan: Path | No
             window.grab().save(str(shot))
             shots.append(shot)
     finally:
+        shutil.rmtree(ledger_dir, ignore_errors=True)
         for name, value in previous.items():
             if value is None:
                 os.environ.pop(name, None)
