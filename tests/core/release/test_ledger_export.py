@@ -63,3 +63,29 @@ def test_an_entry_whose_plan_cannot_be_read_again_exports_no_columns(private_led
                       entry.hash)
     exported = odd.public_json()
     assert exported["plan"]["schema"]["columns"] == [] and "HIV" not in json.dumps(exported)
+
+
+def test_the_export_leaves_out_the_encoding_a_template_guessed_from_the_rows(tmp_path, private_ledger, capsys):
+    """plan-template declares the encoding it guessed from the file's bytes: one person's row in cp1252 made the
+    plan say cp1252 where a file of ASCII said nothing. It says how the file was read, not what was released."""
+    rows = "age,region\n" + "30,north\n" * 300
+    plain, neighbour = tmp_path / "plain.csv", tmp_path / "neighbour.csv"
+    plain.write_text(rows, encoding="ascii")
+    neighbour.write_bytes((rows + "40,Montréal\n").encode("cp1252"))
+    encodings = []
+    for data in (plain, neighbour):
+        planned = tmp_path / f"{data.stem}.plan.json"
+        assert main(["plan-template", str(data), "--out", str(planned)]) == 0
+        encodings.append(json.loads(planned.read_text())["dataset"].get("encoding"))
+    assert encodings == [None, "cp1252"]  # what the export must not repeat
+
+    ledger = Ledger(private_ledger)
+    declared = ReleasePlan(DatasetDescription("survey", size_estimate=60, encoding="cp1252"),
+                           plan().schema, (PlannedStatistic(Mean("age"), MechanismKind.LAPLACE, Budget(1.0)),),
+                           Budget(2.0))
+    release(TABLE, declared, ledger, Guarantee(10.0, 0.0, "total budget"))
+    assert "cp1252" in ledger.entries()[1].body  # the curator's own ledger keeps it
+    assert "cp1252" not in json.dumps([e.public_json() for e in ledger.entries()])
+    out = tmp_path / "ledger.json"
+    assert main(["ledger", "export", "--out", str(out)]) == 0
+    assert "cp1252" not in out.read_text()

@@ -648,12 +648,14 @@ def _capital(words: str) -> str:
 
 
 def _used_plan(plan: dict[str, Any]) -> dict[str, Any]:
-    """A recorded plan as exported: without the data file's name, and with only the columns its statistics
-    read and the person's id column (``ReleasePlan.used_schema``); a plan this version cannot read again
-    keeps no columns at all."""
+    """A recorded plan as exported: without the data file's name and its text encoding, and with only the
+    columns its statistics read and the person's id column (``ReleasePlan.used_schema``); a plan this version
+    cannot read again keeps no columns at all. The encoding says how the file was read, not what was released,
+    and the plan's template and the app fill it in with a guess from the file's bytes (one person's row in
+    cp1252 made it cp1252): that guess is the curator's, never the readers'."""
     dataset = plan.get("dataset")
     if isinstance(dataset, dict):
-        plan = {**plan, "dataset": {k: v for k, v in dataset.items() if k != "file_name"}}
+        plan = {**plan, "dataset": {k: v for k, v in dataset.items() if k not in ("file_name", "encoding")}}
     schema = plan.get("schema")
     if not isinstance(schema, dict):
         return plan
