@@ -177,3 +177,21 @@ def test_cancel_and_commit_are_atomic_and_a_charged_failure_is_never_dropped(qtb
         accepted = task.cancel()
         qtbot.waitUntil(lambda: bool(heard), timeout=10_000)
         assert heard == (["stopped"] if accepted else ["finished"]) and task.committed != accepted
+
+
+def test_an_unexpected_error_is_named_by_its_kind_and_its_text_never_shown(qtbot, window, tmp_path, private_ledger,
+                                                                           monkeypatch, warnings, capsys):
+    """An exception the app did not write may quote values it was handed (a release's uncharged noisy values)."""
+    def fails(original, *args, **kwargs):
+        noisy = 4000 + 242.5  # (not in the source line that the frames quote)
+        raise RuntimeError(f"the noisy count {noisy} could not be stored")
+
+    started, go = _fit_waits(monkeypatch, fails)
+    go.set()
+    page = _ready(qtbot, window, tmp_path)
+    page.confirm_and_release()
+    qtbot.waitUntil(lambda: page.task is None, timeout=60_000)
+    assert len(warnings) == 1 and "Unexpected error (RuntimeError)" in warnings[0][1]
+    assert "4242" not in warnings[0][1] and "4242" not in page.status.text()
+    said = capsys.readouterr().err
+    assert "RuntimeError" in said and "4242" not in said  # its frames, for a bug report, without its text

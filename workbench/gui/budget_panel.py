@@ -33,6 +33,7 @@ from workbench.core.release import (
 from workbench.core.release.ledger import Entry, LedgerPasswordNeeded, LedgerUnreachable
 from workbench.gui.layout_barrier import LayoutBarrier
 from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger
+from workbench.gui.unexpected import unexpected_error
 from workbench.gui.workers import Task
 
 TIPS = {
@@ -280,7 +281,7 @@ class BudgetPanel(QWidget):
                 "be released until it can; no ledger on this computer is used instead.</small>"))
         else:
             self.ledger_line.setText(red.format(f"<small>Ledger: {_html(in_words(location))}</small>"))
-        self.ledger_state.setText(_html(str(exc)) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}")
+        self.ledger_state.setText(_html(str(exc)) if isinstance(exc, WorkbenchError) else unexpected_error(exc))
         self.unknown = True
         if self._last is not None:
             self.show_plan(*self._last)

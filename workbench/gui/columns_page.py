@@ -67,6 +67,7 @@ from workbench.core.release.bounds import search_schema
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 from workbench.gui.ledger_setting import chosen_location, open_ledger
+from workbench.gui.unexpected import unexpected_error
 from workbench.gui.workers import Task
 
 KINDS = {
@@ -195,7 +196,7 @@ class CategoriesDialog(QDialog):
         self.task = None
         self.find_button.setEnabled(True)
         self.find_terms.setText(str(exc) if isinstance(exc, WorkbenchError) else
-                                f"Unexpected error: {exc!r}. The budget panel (step 5) shows whether anything was charged.")
+                                f"{unexpected_error(exc)}. The budget panel (step 5) shows whether anything was charged.")
 
     def categories(self) -> tuple[str, ...]:
         lines = [line.strip() for line in self.text.toPlainText().splitlines()]
@@ -592,5 +593,6 @@ class ColumnsPage(QWidget):
         self.task = None
         self.estimate.setEnabled(True)
         self.bounds_status.setText("")
-        message = str(exc) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}. The budget panel (step 5) shows whether anything was charged."
+        message = (str(exc) if isinstance(exc, WorkbenchError) else
+                   f"{unexpected_error(exc)}. The budget panel (step 5) shows whether anything was charged.")
         QMessageBox.warning(self, "The bounds could not be estimated", message)

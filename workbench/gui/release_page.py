@@ -47,6 +47,7 @@ from workbench.gui.document import PlanDocument
 from workbench.gui.fix_places import Place, place_of
 from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger, opened_asking
 from workbench.gui.synthetic_quality import SyntheticQuality
+from workbench.gui.unexpected import unexpected_error
 from workbench.gui.workers import Task, show_fraction
 
 INPUT_FAMILY = {".sav": "sav", ".zsav": "sav", ".dta": "dta", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
@@ -433,7 +434,7 @@ class ReleasePage(QWidget):
         if isinstance(exc, WorkbenchError) and not isinstance(exc, Cancelled):
             self._refuse("The release failed", exc)
         else:
-            message = str(exc) if isinstance(exc, Cancelled) else f"Unexpected error: {exc!r}. Nothing was shown."
+            message = str(exc) if isinstance(exc, Cancelled) else f"{unexpected_error(exc)}. Nothing was shown."
             QMessageBox.warning(self, "The release failed", message)
 
     def _refuse(self, title: str, error: WorkbenchError) -> None:
@@ -518,7 +519,7 @@ class ReleasePage(QWidget):
         self.export_task = None
         self.busy.hide()
         self.export_button.setEnabled(True)
-        message = str(exc) if isinstance(exc, WorkbenchError) else f"Unexpected error: {exc!r}."
+        message = str(exc) if isinstance(exc, WorkbenchError) else f"{unexpected_error(exc)}."
         QMessageBox.warning(self, "The report could not be written", f"{message} Choose another folder.")
 
     def export_to(self, folder: Path) -> list[Path] | None:
