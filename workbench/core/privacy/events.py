@@ -8,6 +8,8 @@ never each other; ``composition`` picks the tightest of them.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -57,8 +59,8 @@ class MechanismEvent:
         (OpenDP's pure-DP quantile uses permute-and-flip, which is not known to have the
         exponential mechanism's bounded range, so it gets the general ε²/2, not ε²/8.)"""
         if self.mechanism == "gaussian" and self.scale > 0:
-            return (self.sensitivity / self.scale) ** 2 / 2.0
-        return self.epsilon**2 / 2.0
+            return _rounded_up((self.sensitivity / self.scale) ** 2 / 2.0)
+        return _rounded_up(self.epsilon**2 / 2.0)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +73,14 @@ class MechanismEvent:
             "unit": self.unit,
             "scalar": self.scalar,
         }
+
+
+def _rounded_up(value: float) -> float:
+    """``value`` moved up past the float rounding of the two or three operations that made it: the zCDP
+    accountant adds these up, and OpenDP's own map rounds ρ up (it stated up to 2 ulp more than Δ²/(2σ²))."""
+    for _ in range(4):
+        value = math.nextafter(value, math.inf)
+    return value
 
 
 @dataclass(frozen=True)
