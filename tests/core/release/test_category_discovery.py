@@ -66,6 +66,15 @@ def test_what_it_spends_and_lists_is_known_before_anything_is_read():
         discovery_terms(_schema(), "job", 0.0, 1e-7)
 
 
+@pytest.mark.parametrize("k", [1, 10])
+def test_a_large_epsilon_gets_terms_not_opendps_refusal_of_a_threshold_below_one_persons_rows(k):
+    """Above ε ≈ ln(1/δ) the least threshold whose δ fits is below k, which OpenDP's map refuses (it raised its own
+    error, through the command line's traceback)."""
+    terms = discovery_terms(_schema(k), "job", 50.0, 1e-7)
+    assert terms.epsilon <= 50.0 and terms.delta <= 1e-7 and terms.threshold - 1 >= k
+    assert _measurement(terms.scale, terms.threshold - 1).map(terms.contributions) == (terms.epsilon, terms.delta)
+
+
 @pytest.mark.parametrize("persons", [None, 1000, 100_000, 1_000_000, 10_000_000, 16_000_000, 400_000_000])
 def test_the_searchs_delta_is_held_to_the_rule_for_the_plans_persons_and_its_default_passes_it(persons):
     """A δ of one over the persons or more would let a value one person holds be listed too often: refused, as

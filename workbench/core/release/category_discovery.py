@@ -114,7 +114,7 @@ def discovery_terms(schema: Schema, column: str, epsilon: float = DEFAULT_EPSILO
     distances = contributions(schema)
     scale = distances[1] / epsilon
     while True:  # the map's ε is l1 / scale, up to rounding: nudge the scale until it is within the ε asked for
-        low, high = 1, 1 << 40
+        low, high = max(1, distances[2]), 1 << 40  # (OpenDP refuses a threshold below one person's rows of a value)
         while low < high:  # the smallest threshold whose δ is within the δ asked for
             middle = (low + high) // 2
             if _measurement(scale, middle).map(distances)[1] <= delta:
