@@ -43,8 +43,8 @@ from workbench.core.data.sql_reading import (
 from workbench.core.data.text_files import TextFormat, column_names, stream
 from workbench.core.errors import DataFileError
 
-__all__ = ["FileSource", "OUT_OF_CORE_SUFFIXES", "OutOfCoreData", "file_source", "remove_on_signals",
-           "sweep_leftovers"]
+__all__ = ["EngineFolder", "FileSource", "OUT_OF_CORE_SUFFIXES", "OutOfCoreData", "file_source",
+           "remove_on_signals", "sweep_leftovers"]
 
 OUT_OF_CORE_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
 # DuckDB turns a list of more than a few constants (``x IN ('NA', 'N/A', ...)``) into a join with a hash table;
@@ -130,9 +130,10 @@ def remove_on_signals() -> None:
 
 
 def sweep_leftovers(folder: Path | None = None) -> list[Path]:
-    """Remove engine folders that a process which no longer runs left in the temporary folder (killed, or the
-    machine lost power): they hold prepared private data. Returns what was removed. Called when the command line
-    and the app start, and by every engine that starts; cheap (a glob of the temporary folder).
+    """Remove engine folders (``EngineFolder``: the out-of-core engine's, Spark's) that a process which no longer
+    runs left in the temporary folder (killed, or the machine lost power): they hold prepared private data. Returns
+    what was removed. Called when the command line and the app start, and by every engine that starts; cheap (a glob
+    of the temporary folder).
 
     A folder is named after the process that made it, and is kept while that process runs (whoever's it is, and
     whatever it is doing: another release, the app). A process that looks gone may be alive where its number
@@ -152,6 +153,29 @@ def sweep_leftovers(folder: Path | None = None) -> list[Path]:
         if not candidate.exists():
             removed.append(candidate)
     return removed
+
+
+class EngineFolder:
+    """A folder of this process's own for an engine's private files (DuckDB's spill, Spark's block manager and
+    shuffle files): made by ``mkdtemp`` in the temporary folder (0700: no other user reads it), named after this
+    process (``FOLDER_PREFIX`` + its PID), its lock held for as long as it exists (``_hold``), removed by ``remove``,
+    when the process ends (``atexit``) or on SIGTERM and SIGHUP (``remove_on_signals``), and swept at the next start
+    after a kill or a power cut (``sweep_leftovers``). Whatever writes into it must have stopped before ``remove``."""
+
+    def __init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
+        with _LOCK:
+            _LIVE.add(self.path)
+        self._held = _hold(self.path)
+
+    def remove(self) -> None:
+        """Remove the folder and what is in it (again: nothing)."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        with _LOCK:
+            _LIVE.discard(self.path)
+        held, self._held = self._held, None
+        if held is not None:
+            held.close()  # after the folder is gone: until then a sweep sees it held
 
 
 _HOLD_FILE = "in-use.lock"
@@ -309,10 +333,8 @@ class OutOfCoreData(SqlData):
         self.schema = schema
         self.source = source
         self.hashes_content = hashes_content
-        self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
-        with _LOCK:
-            _LIVE.add(self._folder)
-        self._held = _hold(self._folder)
+        self._engine_folder = EngineFolder()
+        self._folder = self._engine_folder.path
         config: dict[str, Any] = {
             "autoinstall_known_extensions": False,  # never download anything: offline, for sensitive data
             "autoload_known_extensions": False,
@@ -355,12 +377,7 @@ class OutOfCoreData(SqlData):
         self._remove_folder()
 
     def _remove_folder(self) -> None:
-        shutil.rmtree(self._folder, ignore_errors=True)
-        with _LOCK:
-            _LIVE.discard(self._folder)
-        held, self._held = getattr(self, "_held", None), None
-        if held is not None:
-            held.close()  # after the folder is gone: until then a sweep sees it held
+        self._engine_folder.remove()
 
     # ------------------------------------------------------------ DuckDB's ways
 

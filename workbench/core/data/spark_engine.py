@@ -23,7 +23,9 @@ import ntpath
 import os
 import posixpath
 import re
-from dataclasses import replace
+import subprocess
+import threading
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -305,7 +307,7 @@ class SparkData(SqlData):
                 pass
         self._cached = []
         if self._own_session:
-            self.spark.stop()
+            stop_session(self.spark)  # and its folder of Spark's files removed (``start_session``)
 
     # ------------------------------------------------------------ Spark's ways
 
@@ -592,24 +594,177 @@ class SparkData(SqlData):
 
 def start_session(master: str | None = None) -> Any:
     """A SparkSession for DP Workbench: ``master`` if given, else what Spark's configuration (spark-defaults.conf,
-    SPARK_MASTER) says, else local mode on every core; its web UI off."""
+    SPARK_MASTER) says, else local mode on every core; its web UI off. Stop it with ``stop_session``.
+
+    Every file the session's driver writes on this machine is kept in an engine folder of this process's own
+    (``out_of_core.EngineFolder``, as the out-of-core engine's: 0700, locked while it exists, removed on SIGTERM
+    and SIGHUP and at exit, swept at the next start after a kill or a power cut): Spark's local folder
+    (``spark.local.dir``: the block manager's files, among them the prepared rows a release caches and spills,
+    shuffle files, PySpark's temporary files) and the JVM's temporary folder (``java.io.tmpdir``, added to the
+    driver's Java options). In local mode that is every file of the release: the tasks run in the driver's JVM.
+    For a cluster's master it is the driver's files only: executors' disks are their cluster's business (YARN's
+    LOCAL_DIRS, a standalone worker's SPARK_LOCAL_DIRS, Kubernetes' volumes take the place of ``spark.local.dir``
+    there). ``stop_session`` ends the JVM this launched and then removes the folder.
+
+    Limits: a SparkContext already running in this process is returned by ``getOrCreate`` as it is, and a
+    static setting given now does not apply to it: no folder is made for it, and its files are wherever it was
+    configured to put them. A JVM that was started before (a session stopped without ``stop_session``, whose
+    JVM outlives it, or a gateway given by PYSPARK_GATEWAY_PORT) keeps the temporary folder it was launched
+    with; Spark's local folder of the new session is in the engine folder all the same. SPARK_LOCAL_DIRS in the
+    environment (or in spark-env.sh) takes the place of ``spark.local.dir``, as Spark documents: the user's own
+    choice of place. The folder is where ``tempfile`` puts temporary files (TMPDIR), as the out-of-core
+    engine's; a ``spark.local.dir`` of spark-defaults.conf is not used."""
     from workbench.core.data.spark_quiet import ignore_pandas_version_warning, log4j_option, quietly_started
 
     ignore_pandas_version_warning()
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    from workbench.core.data.out_of_core import EngineFolder
+
+    _end_stopped()  # a session of ours stopped by its own stop(): its JVM ended and its folder removed
+    _end_at_exit()
+    folder = EngineFolder() if _starts_a_context() else None
+    launches = SparkContext._gateway is None  # a JVM of its own, with the folder as its temporary folder
+    # errors only (no start-up warnings); the generated code of a file's reading compiled (``HUGE_METHODS``: the
+    # driver runs the tasks in local mode; a cluster's executors keep the options their owner gave them)
+    java_options = f"{log4j_option()} {HUGE_METHODS}"
+    if folder is not None:
+        java_options += " " + _java_option(f"-Djava.io.tmpdir={folder.path}")
     builder = (SparkSession.builder.appName("DP Workbench").config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")  # no progress bars over the command line's output
-               # errors only (no start-up warnings); the generated code of a file's reading compiled (``HUGE_METHODS``:
-               # the driver runs the tasks in local mode; a cluster's executors keep the options their owner gave them)
-               .config("spark.driver.extraJavaOptions", f"{log4j_option()} {HUGE_METHODS}"))
+               .config("spark.driver.extraJavaOptions", java_options))
+    if folder is not None:
+        builder = builder.config("spark.local.dir", str(folder.path))
     if master:
         builder = builder.master(master)
     elif not _configured_master():
         builder = builder.master("local[*]")
-    session = quietly_started(builder.getOrCreate)
+    try:
+        session = quietly_started(builder.getOrCreate)
+    except BaseException:
+        if folder is not None:
+            gateway = SparkContext._gateway if launches else None
+            if gateway is not None and getattr(gateway, "proc", None) is not None:
+                _end_gateway(gateway)  # a JVM launched for a context that failed to start: it wrote there too
+            folder.remove()
+        raise
+    context = SparkContext._active_spark_context
+    if folder is not None:
+        if context is None:  # a Spark Connect session: no context here, and the server's files are its own
+            folder.remove()
+        else:
+            gateway = SparkContext._gateway if launches else None
+            with _STARTED_LOCK:
+                _STARTED.append(_Started(context, folder,
+                                         gateway if getattr(gateway, "proc", None) is not None else None))
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def stop_session(spark: Any) -> None:
+    """Stop ``spark`` and, for a session ``start_session`` started, remove its engine folder after the JVM has
+    stopped writing there: the SparkContext stopped, then the JVM ``start_session`` launched for it ended (its
+    temporary folder was the folder; the next session launches its own), then the folder removed. Another
+    session is only stopped."""
+    spark.stop()
+    _end_stopped()
+
+
+@dataclass
+class _Started:
+    """A SparkContext that ``start_session`` started, with its engine folder and the py4j gateway (its JVM) it
+    launched for it (None: a JVM that was running already, or one given by PYSPARK_GATEWAY_PORT)."""
+
+    context: Any
+    folder: Any  # out_of_core.EngineFolder
+    gateway: Any
+
+
+_STARTED: list[_Started] = []
+_STARTED_LOCK = threading.Lock()
+
+
+def _starts_a_context() -> bool:
+    """Whether ``getOrCreate`` will start a SparkContext in this process, and so apply a static setting: not where
+    one runs already (it returns that one's session), nor for Spark Connect (no context here)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    if any(name in os.environ for name in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")):
+        return False
+    return SparkContext._active_spark_context is None and SparkSession._instantiatedSession is None
+
+
+def _end_stopped(every: bool = False) -> None:
+    """End what ``start_session`` started for each context that has stopped (``every``: for every context, at exit):
+    its JVM, if launched for it and no other context runs there (at exit: whatever runs there), then its folder."""
+    with _STARTED_LOCK:
+        ended = [started for started in _STARTED if every or getattr(started.context, "_jsc", None) is None]
+        _STARTED[:] = [started for started in _STARTED if started not in ended]
+    for started in ended:
+        if started.gateway is not None and not _end_gateway(started.gateway, force=every):
+            from pyspark import SparkContext
+
+            with _STARTED_LOCK:  # a context started on that JVM since: it writes there still (removed at exit)
+                _STARTED.append(replace(started, context=SparkContext._active_spark_context))
+            continue
+        started.folder.remove()
+
+
+def _end_gateway(gateway: Any, *, force: bool = False, wait: float = 60.0) -> bool:
+    """End the JVM behind ``gateway`` (launched by PySpark for ``start_session``) and wait for it, so that it
+    writes nothing more; False (and nothing done) where a SparkContext runs on it now, unless ``force``. PySpark's
+    gateway server exits when its standard input closes, its shutdown hooks stopping whatever Spark still runs;
+    killed after ``wait`` seconds. The next session launches a JVM of its own."""
+    from pyspark import SparkContext
+
+    with SparkContext._lock:
+        if SparkContext._gateway is gateway:
+            if SparkContext._active_spark_context is not None and not force:
+                return False
+            SparkContext._gateway = None
+            SparkContext._jvm = None
+    try:
+        gateway.shutdown()
+    except Exception:  # noqa: BLE001 - a JVM already gone
+        pass
+    process = gateway.proc
+    if os.name == "nt":  # the process is spark-submit.cmd, and the JVM reads no end of its input: the tree killed
+        subprocess.run(["taskkill", "/f", "/t", "/pid", str(process.pid)], capture_output=True, check=False)
+    else:
+        try:
+            process.stdin.close()
+        except Exception:  # noqa: BLE001 - closed already
+            pass
+    try:
+        process.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    return True
+
+
+_AT_EXIT: list[bool] = []
+
+
+def _end_at_exit() -> None:
+    """At exit (an interrupt, SIGTERM or SIGHUP through ``out_of_core.remove_on_signals`` included) the JVMs
+    ``start_session`` launched are ended, so that they write nothing more, and then their folders removed: before
+    ``out_of_core`` removes the engine folders left (``atexit`` runs the handler registered last first)."""
+    import atexit
+
+    with _STARTED_LOCK:
+        if _AT_EXIT:
+            return
+        _AT_EXIT.append(True)
+    atexit.register(_end_stopped, every=True)
+
+
+def _java_option(option: str) -> str:
+    """``option`` as one Java option among Spark's Java options, which are split at spaces, quotes and backslashes
+    read as the shell does (a temporary folder's path may hold a space, or on Windows backslashes)."""
+    return '"' + option.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def compiles_huge_methods(spark: Any) -> bool:
