@@ -15,8 +15,8 @@ PACKAGE = ROOT / "workbench"
 
 # earliest first; a module may import from its own layer's package and from earlier layers only
 LAYERS = (
-    ("workbench", "workbench.core", "workbench.core.errors", "workbench.core.real", "workbench.core.process_exit",
-     "workbench.resources"),
+    ("workbench", "workbench.core", "workbench.core.errors", "workbench.core.real", "workbench.resources"),
+    ("workbench.core.process_exit",),  # how the command line ends (it names an unexpected error as errors does)
     ("workbench.core.data",),
     ("workbench.core.privacy",),
     ("workbench.core.statistics",),

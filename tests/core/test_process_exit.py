@@ -67,6 +67,32 @@ def test_exit_handlers_run_and_output_is_flushed():
     assert ended.returncode == 3 and ended.stdout == "unflushedhandler ran\n"
 
 
+def test_an_interrupt_while_threads_are_waited_for_still_runs_the_exit_handlers():
+    """Ctrl+C while a thread is still working at the end (a table being hashed after an abandon): the exit handlers
+    (the engines' private folders removed, Spark's JVM ended) run all the same, and the status says interrupted."""
+    program = ("import atexit, os, signal, threading, time\n"
+               "from workbench.core.process_exit import run_and_exit\n"
+               "atexit.register(lambda: print('handler ran', flush=True))\n"
+               "def main():\n"
+               "    threading.Thread(target=time.sleep, args=(5,)).start()\n"
+               "    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+               "    return 0\n"
+               "run_and_exit(main)\n")
+    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert ended.returncode == 130 and ended.stdout == "handler ran\n"
+
+
+def test_an_unexpected_error_is_named_by_its_kind_without_its_text():
+    program = ("from workbench.core.process_exit import run_and_exit\n"
+               "def main():\n"
+               "    noisy = 4000 + 242.5\n"
+               "    raise RuntimeError(f'the noisy count {noisy} could not be written')\n"
+               "run_and_exit(main)\n")
+    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert ended.returncode == 1 and "Error: Unexpected error (RuntimeError)" in ended.stderr
+    assert "4242" not in ended.stderr and "line 4, in main" in ended.stderr  # its frames, for a bug report
+
+
 def test_the_command_line_programs_end_through_it():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["dp-workbench"] == "workbench.cli:run"

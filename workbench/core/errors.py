@@ -77,3 +77,17 @@ class BudgetError(WorkbenchError):
 
 class Cancelled(WorkbenchError):
     """The user stopped a long task (loading a file); nothing was changed."""
+
+
+def unexpected_error(exc: BaseException) -> str:
+    """The words for an error that is not a ``WorkbenchError``: its kind, never its text, which was not written for
+    a user and may quote what the code was handed (a release's noisy values before the charge, rows of the data).
+    Its frames (file, line, code; no message) go to standard error, for a bug report."""
+    import sys
+    import traceback
+
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    print(f"Unexpected {type(exc).__name__} (its message left out: it may hold values from the data):\n{frames}",
+          file=sys.stderr)
+    return (f"Unexpected error ({type(exc).__name__}). Its details are not shown: they may hold values from the data "
+            "that were never charged. Please report it, with the steps that led to it")

@@ -1,11 +1,11 @@
-"""How the programs end: with their exit status, never aborted by a native thread as the interpreter finalises.
+"""How the command line ends: with its exit status, never aborted by a native thread as the interpreter finalises.
 
 Arrow reads a Python file object on its I/O threads, and a read-ahead may still be finishing when a refused file
 has been reported (``inspect ragged.csv``, on a busy machine). A thread that asks for the GIL while the
 interpreter finalises is ended with ``pthread_exit``; through Arrow's C++ frames that is ``std::terminate``: the
 process printed its one message and then died with SIGABRT ("terminate called without an active exception";
-apache/arrow#34314, #39862). So the programs do what finalisation does first (wait for Python's threads, run the
-exit handlers, flush the output) and then end the process, which stops every thread at once."""
+apache/arrow#34314, #39862). So the program does what finalisation does first (wait for Python's threads, run the
+exit handlers, flush the output) and then ends the process, which stops every thread at once."""
 
 from __future__ import annotations
 
@@ -17,33 +17,55 @@ import sys
 import threading
 from typing import Callable, NoReturn
 
+from workbench.core.errors import unexpected_error
+
+INTERRUPTED = 130  # the shell's status for a program ended by Ctrl+C (128 + SIGINT)
+
 
 def run_and_exit(main: Callable[[], int | None]) -> NoReturn:
-    """Run a program's ``main`` and end the process with its status, as ``sys.exit(main())`` would."""
+    """Run a program's ``main`` and end the process with its status, as ``sys.exit(main())`` would; an error
+    ``main`` did not expect is named by its kind, never its text (``unexpected_error``), with status 1."""
     try:
         status = main()
-    except SystemExit as exc:  # argparse's --help and usage errors
-        status = exc.code if isinstance(exc.code, int) or exc.code is None else _said(exc.code)
+    except SystemExit as exc:  # argparse's --help and usage errors, a signal's end (out_of_core.remove_on_signals)
+        status = _status(exc)
+    except KeyboardInterrupt:
+        status = INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - its text may quote noisy values before the charge
+        print(f"Error: {unexpected_error(exc)}.", file=sys.stderr)
+        status = 1
     exit_process(status)
-
-
-def _said(message: object) -> int:
-    print(message, file=sys.stderr)
-    return 1
 
 
 def exit_process(status: int | None) -> NoReturn:
     """End the process with ``status`` (None is 0) after Python's own exit work, without finalising the
-    interpreter. Only for the programs' entry points: a test calling ``main()`` must not end."""
+    interpreter. Only for the program's entry point: a test calling ``main()`` must not end.
+
+    Each step runs whatever happens in the one before: a Ctrl+C or a SIGTERM while Python's threads are waited for
+    (a table still being hashed after an abandon) ends that wait, as it would Python's own, and the exit handlers
+    still remove the engines' folders and end Spark's JVM; the status is then the interruption's."""
     code = 0 if status is None else status
-    try:
-        shutdown = getattr(threading, "_shutdown", None)  # Python's own first step: its non-daemon threads end
-        if shutdown is not None:
-            shutdown()
-        atexit._run_exitfuncs()  # the temporary folders' removal, Spark's and DuckDB's own
-        logging.shutdown()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # closed (a broken pipe) or None (a windowed program)
-                stream.flush()
-        os._exit(code)
+    for step in (getattr(threading, "_shutdown", None),  # Python's own first step: its non-daemon threads end
+                 atexit._run_exitfuncs,  # the engines' folders removed, Spark's JVM ended
+                 logging.shutdown):
+        if step is None:
+            continue
+        try:
+            step()
+        except SystemExit as exc:
+            code = _status(exc)
+        except KeyboardInterrupt:
+            code = INTERRUPTED
+        except BaseException:  # noqa: BLE001 - the next steps and the exit come all the same
+            code = code or 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):  # closed (a broken pipe) or None (a windowed program)
+            stream.flush()
+    os._exit(code)
+
+
+def _status(exc: SystemExit) -> int:
+    if exc.code is None or isinstance(exc.code, int):
+        return exc.code or 0
+    print(exc.code, file=sys.stderr)
+    return 1

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.errors import WorkbenchError
+from workbench.core.errors import WorkbenchError, unexpected_error
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
 from workbench.core.release import (
     DEFAULT_DATASET_DELTA,
@@ -33,7 +33,6 @@ from workbench.core.release import (
 from workbench.core.release.ledger import Entry, LedgerPasswordNeeded, LedgerUnreachable
 from workbench.gui.layout_barrier import LayoutBarrier
 from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger
-from workbench.gui.unexpected import unexpected_error
 from workbench.gui.workers import Task
 
 TIPS = {

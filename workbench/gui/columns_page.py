@@ -44,7 +44,7 @@ from workbench.core.data import (
     OutsideCategories,
 )
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.errors import WorkbenchError
+from workbench.core.errors import WorkbenchError, unexpected_error
 from workbench.core.privacy import Guarantee
 from workbench.core.release.category_discovery import (
     DEFAULT_DELTA,
@@ -67,7 +67,6 @@ from workbench.core.release.bounds import search_schema
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 from workbench.gui.ledger_setting import chosen_location, open_ledger
-from workbench.gui.unexpected import unexpected_error
 from workbench.gui.workers import Task
 
 KINDS = {

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.errors import Cancelled, FailedAfterNoise, WorkbenchError
+from workbench.core.errors import Cancelled, FailedAfterNoise, WorkbenchError, unexpected_error
 from workbench.core.privacy import Guarantee
 from workbench.core.release import (
     CHOSEN_AFTER_LOOKING_WORDS,
@@ -47,7 +47,6 @@ from workbench.gui.document import PlanDocument
 from workbench.gui.fix_places import Place, place_of
 from workbench.gui.ledger_setting import chosen_location, exists, in_words, open_ledger, opened_asking
 from workbench.gui.synthetic_quality import SyntheticQuality
-from workbench.gui.unexpected import unexpected_error
 from workbench.gui.workers import Task, show_fraction
 
 INPUT_FAMILY = {".sav": "sav", ".zsav": "sav", ".dta": "dta", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
