@@ -236,7 +236,16 @@ def test_the_smoke_test_refuses_any_table_but_the_sample_and_leaves_no_ledger(sa
     assert main(["--smoke-test", str(tmp_path / "refused"), "--plan", str(plan)]) == 2
     copy = tmp_path / "copy.csv"  # a copy of the sample is the sample
     copy.write_bytes(sample_path.read_bytes())
-    assert main([str(copy), "--smoke-test", str(tmp_path / "shots")]) == 0
+    from workbench.core.release.ledger import Ledger
+    from workbench.gui.ledger_setting import choose
+
+    chosen = tmp_path / "chosen-ledger.sqlite"  # the user's, chosen under Tools ▸ Privacy ledger
+    choose(chosen)
+    try:
+        assert main([str(copy), "--smoke-test", str(tmp_path / "shots")]) == 0
+    finally:
+        choose(None)
+    assert not chosen.exists() or not Ledger(chosen).entries()  # never charged there
     assert not list(tmp_path.glob("dp-workbench-smoke-*"))  # its ledger and key removed
 
 

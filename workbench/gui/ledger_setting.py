@@ -9,7 +9,9 @@ cannot be reached is said to be so; the app never charges another ledger instead
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Iterator
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
@@ -38,8 +40,24 @@ PLACEHOLDER_URL = "postgresql://ledger.example.org/dp_ledger"
 _passwords: dict[str, str] = {}  # URL → a password the user typed, for this run of the app only
 
 
+_INSTEAD: list[Path] = []  # a ledger that takes the place of the chosen one for a while (``instead_of_chosen``)
+
+
+@contextlib.contextmanager
+def instead_of_chosen(location: Path) -> Iterator[None]:
+    """Within this, the app uses the ledger at ``location`` whatever its setting says (the smoke test's throw-away
+    ledger: never the user's, not even the one chosen under Tools); the setting itself is left alone."""
+    _INSTEAD.append(location)
+    try:
+        yield
+    finally:
+        _INSTEAD.remove(location)
+
+
 def chosen_location() -> str | Path:
     """The ledger the app uses: its setting, else ``$DP_WORKBENCH_LEDGER``, else the file in the data folder."""
+    if _INSTEAD:
+        return _INSTEAD[-1]
     value = _settings().value(SETTING, "", type=str).strip()
     if not value:
         return default_ledger_location()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 
 from workbench.core.data import load_table
 from workbench.core.errors import PlanError
+from workbench.gui.ledger_setting import instead_of_chosen
 from workbench.gui.main_window import MainWindow
 from workbench.gui.welcome import SAMPLE_DATA, SAMPLE_PLAN
 
@@ -33,8 +34,9 @@ def _settle(app: QApplication, ms: int = 50) -> None:
 
 def _refuse_unless_sample(given: Path | None, sample: Path, name: str) -> None:
     """Refuse a file other than the bundled sample's (its bytes: a copy under another name is the sample)."""
-    try:
-        if given is None or given.read_bytes() == sample.read_bytes():
+    try:  # (the sizes first: a large table is never read whole for this)
+        if given is None or (given.stat().st_size == sample.stat().st_size
+                             and given.read_bytes() == sample.read_bytes()):
             return
     except OSError as exc:
         raise PlanError(f"{given}: {name} cannot be read ({exc.strerror or exc}).") from None
@@ -56,28 +58,29 @@ def run(window: MainWindow, out: Path, data: Path | None = None, plan: Path | No
     os.environ["DP_WORKBENCH_LEDGER"] = str(Path(ledger_dir) / "smoke-ledger.sqlite")
     os.environ["DP_WORKBENCH_KEYS"] = ledger_dir  # the throw-away ledger's key goes with it, not to the user's keys
     shots: list[Path] = []
-    try:
-        window.show_table(load_table(data or SAMPLE_DATA))
-        if not window.open_plan(plan or SAMPLE_PLAN):
-            raise RuntimeError("the sample plan could not be opened")
-        for index, name in enumerate(STEPS):
-            window.tabs.setCurrentIndex(index)
-            _settle(app)
-            if name == "release":
-                page = window.release_page
-                page.ask = False
-                page.confirm_and_release()
-                for _ in range(600):  # up to a minute
-                    if page.result is not None or page.task is None:
-                        break
-                    _settle(app, 100)
-                if page.result is None:
-                    raise RuntimeError(f"the release did not finish: {page.status.text()}")
-                page.export_to(out / "results")
+    try:  # the throw-away ledger even where the user chose one under Tools ▸ Privacy ledger (a team's, say)
+        with instead_of_chosen(Path(os.environ["DP_WORKBENCH_LEDGER"])):
+            window.show_table(load_table(data or SAMPLE_DATA))
+            if not window.open_plan(plan or SAMPLE_PLAN):
+                raise RuntimeError("the sample plan could not be opened")
+            for index, name in enumerate(STEPS):
+                window.tabs.setCurrentIndex(index)
                 _settle(app)
-            shot = out / f"{index + 1:02d}-{name}.png"
-            window.grab().save(str(shot))
-            shots.append(shot)
+                if name == "release":
+                    page = window.release_page
+                    page.ask = False
+                    page.confirm_and_release()
+                    for _ in range(600):  # up to a minute
+                        if page.result is not None or page.task is None:
+                            break
+                        _settle(app, 100)
+                    if page.result is None:
+                        raise RuntimeError(f"the release did not finish: {page.status.text()}")
+                    page.export_to(out / "results")
+                    _settle(app)
+                shot = out / f"{index + 1:02d}-{name}.png"
+                window.grab().save(str(shot))
+                shots.append(shot)
     finally:
         shutil.rmtree(ledger_dir, ignore_errors=True)
         for name, value in previous.items():
