@@ -307,6 +307,7 @@ class SparkData(SqlData):
                 pass
         self._cached = []
         if self._own_session:
+            self._own_session = False  # closed once: a second close finds the JVM ended
             stop_session(self.spark)  # and its folder of Spark's files removed (``start_session``)
 
     # ------------------------------------------------------------ Spark's ways
@@ -646,7 +647,8 @@ def start_session(master: str | None = None) -> Any:
         if folder is not None:
             gateway = SparkContext._gateway if launches else None
             if gateway is not None and getattr(gateway, "proc", None) is not None:
-                _end_gateway(gateway)  # a JVM launched for a context that failed to start: it wrote there too
+                # a JVM launched for a context that failed to start (or was interrupted): it wrote there too
+                _end_gateway(gateway, force=True)
             folder.remove()
         raise
     context = SparkContext._active_spark_context
