@@ -42,9 +42,14 @@ run_and_exit(main)
 '''
 
 
-def _ended(how: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", PROGRAM, how], capture_output=True, text=True, timeout=120,
+def _ran(program: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``program`` run by this Python in a process of its own."""
+    return subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, timeout=timeout,
                           cwd=ROOT)
+
+
+def _ended(how: str) -> subprocess.CompletedProcess:
+    return _ran(PROGRAM, how, timeout=120)
 
 
 def test_the_status_survives_a_read_ahead_still_running_and_sys_exit_does_not():
@@ -63,7 +68,7 @@ def test_exit_handlers_run_and_output_is_flushed():
                "    sys.stdout.write('unflushed')\n"
                "    raise SystemExit(3)\n"
                "run_and_exit(main)\n")
-    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    ended = _ran(program)
     assert ended.returncode == 3 and ended.stdout == "unflushedhandler ran\n"
 
 
@@ -78,7 +83,7 @@ def test_an_interrupt_while_threads_are_waited_for_still_runs_the_exit_handlers(
                "    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
                "    return 0\n"
                "run_and_exit(main)\n")
-    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    ended = _ran(program)
     assert ended.returncode == 130 and ended.stdout == "handler ran\n"
 
 
@@ -88,7 +93,7 @@ def test_an_unexpected_error_is_named_by_its_kind_without_its_text():
                "    noisy = 4000 + 242.5\n"
                "    raise RuntimeError(f'the noisy count {noisy} could not be written')\n"
                "run_and_exit(main)\n")
-    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    ended = _ran(program)
     assert ended.returncode == 1 and "Error: Unexpected error (RuntimeError)" in ended.stderr
     assert "4242" not in ended.stderr and "line 4, in main" in ended.stderr  # its frames, for a bug report
 

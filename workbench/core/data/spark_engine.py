@@ -645,8 +645,8 @@ def start_session(master: str | None = None) -> Any:
         session = quietly_started(builder.getOrCreate)
     except BaseException:
         if folder is not None:
-            gateway = SparkContext._gateway if launches else None
-            if gateway is not None and getattr(gateway, "proc", None) is not None:
+            gateway = _launched_gateway(launches)
+            if gateway is not None:
                 # a JVM launched for a context that failed to start (or was interrupted): it wrote there too
                 _end_gateway(gateway, force=True)
             folder.remove()
@@ -656,12 +656,19 @@ def start_session(master: str | None = None) -> Any:
         if context is None:  # a Spark Connect session: no context here, and the server's files are its own
             folder.remove()
         else:
-            gateway = SparkContext._gateway if launches else None
             with _STARTED_LOCK:
-                _STARTED.append(_Started(context, folder,
-                                         gateway if getattr(gateway, "proc", None) is not None else None))
+                _STARTED.append(_Started(context, folder, _launched_gateway(launches)))
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _launched_gateway(launches: bool) -> Any:
+    """The py4j gateway (its JVM) that ``getOrCreate`` launched just now if ``launches``, else None (a JVM that ran
+    already, or one given by PYSPARK_GATEWAY_PORT: no process of ours)."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway if launches else None
+    return gateway if getattr(gateway, "proc", None) is not None else None
 
 
 def stop_session(spark: Any) -> None:
