@@ -325,3 +325,16 @@ def test_the_discrete_gaussian_tails_count_as_an_infinite_loss():
     assert pld.epsilon_for_delta(beyond_neighbour) == math.inf
     assert pld.epsilon_for_delta(pld.infinity) < math.inf
     assert pld.infinity < 1e-28  # tiny: every other result is unchanged
+
+
+def test_a_spend_or_budget_that_is_not_a_number_never_fits():
+    from workbench.core.privacy.composition import overspend
+    from workbench.core.privacy.events import Guarantee
+
+    nan = float("nan")
+    assert overspend(Guarantee(0.5, 0.0, BASIC), 1.0, 0.0) is None
+    for spent, epsilon, delta in [((nan, 0.0), 1.0, 0.0), ((0.5, nan), 1.0, 1e-6), ((0.5, 0.0), nan, 0.0),
+                                  ((0.5, 1e-7), 1.0, nan)]:
+        over = overspend(Guarantee(*spent, BASIC), epsilon, delta)
+        assert over is not None, (spent, epsilon, delta)
+    assert overspend(Guarantee(1.5, 0.0, BASIC), 1.0, 0.0) == (0.5, 0.0)

@@ -33,10 +33,12 @@ BUDGET_TOLERANCE = 1e-9  # relative; absorbs float rounding when ε of parts add
 
 
 def overspend(spent: Guarantee, epsilon: float, delta: float) -> tuple[float, float] | None:
-    """By how much ``spent`` exceeds the budget (ε, δ), or None if it fits (up to float rounding)."""
+    """By how much ``spent`` exceeds the budget (ε, δ), or None if it fits (up to float rounding). A spend or a
+    budget that is not a number never fits: a NaN compares false with everything, so the test is that it fits."""
     over_epsilon, over_delta = spent.epsilon - epsilon, spent.delta - delta
-    if over_epsilon > BUDGET_TOLERANCE * epsilon or over_delta > BUDGET_TOLERANCE * max(delta, 1e-300):
-        return max(over_epsilon, 0.0), max(over_delta, 0.0)
+    fits = over_epsilon <= BUDGET_TOLERANCE * epsilon and over_delta <= BUDGET_TOLERANCE * max(delta, 1e-300)
+    if not fits:
+        return (over_epsilon if not over_epsilon <= 0 else 0.0), (over_delta if not over_delta <= 0 else 0.0)
     return None
 
 
