@@ -152,3 +152,40 @@ def test_a_registers_category_search_proposes_a_delta_far_below_one_over_its_per
     assert "listed only if its noisy count is at least" in dialog.find_terms.text() and dialog.find_button.isEnabled()
     dialog.find_delta.setText("1e-7")
     assert "is at least 1 / 16000000" in dialog.find_terms.text() and not dialog.find_button.isEnabled()
+
+
+def test_the_categories_dialog_stays_open_until_a_search_it_started_has_ended(qtbot, window):
+    """A search is charged when it ends: closed mid-search (Cancel, Esc, OK or the window's close), the dialog
+    dropped the categories paid for, unseen. It now stays open, says why, and closes once they are listed."""
+    import threading
+
+    from workbench.core.data.schema import CategoricalColumn, Schema
+    from workbench.core.release.category_discovery import DiscoveredCategories, discovery_terms
+    from workbench.gui.columns_page import CategoriesDialog
+
+    schema = Schema((CategoricalColumn("state", ("State 01",)),))
+    released, searching = threading.Event(), threading.Event()
+    found = DiscoveredCategories("state", ("State 01", "State 07"), discovery_terms(schema, "state", 1.0, 1e-7),
+                                 released=None)  # the dialog lists them; the charge is the search's own
+
+    def find(epsilon: float, delta: float) -> DiscoveredCategories:
+        searching.set()
+        released.wait(30)
+        return found
+
+    dialog = CategoriesDialog("state", ("State 01",), window, find=find,
+                              terms=lambda e, d: discovery_terms(schema, "state", e, d))
+    qtbot.addWidget(dialog)
+    dialog.ask = False
+    dialog.show()
+    dialog.find_button.click()
+    assert searching.wait(30)
+    for close in (dialog.reject, dialog.accept, dialog.close):
+        close()
+        assert dialog.isVisible(), close
+        assert "Still finding the categories of 'state'" in dialog.find_terms.text()
+    released.set()
+    qtbot.waitUntil(lambda: dialog.found is not None, timeout=30_000)
+    assert dialog.categories() == ("State 01", "State 07")
+    dialog.reject()
+    assert not dialog.isVisible()

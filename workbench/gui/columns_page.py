@@ -184,6 +184,16 @@ class CategoriesDialog(QDialog):
         self.find_terms.setText(f"Finding the categories of '{self.column}'…")
         self.task.start()
 
+    def done(self, result: int) -> None:  # noqa: D401 (Qt's name: OK, Cancel, Esc and the window's close all end here)
+        """Stay open while a search runs: it is charged when it ends, and its categories are added here. Closed
+        mid-search, the dialog dropped them unseen though they were paid for, and the budget panel was not told."""
+        if self.task is not None:
+            self.find_terms.setText(f"Still finding the categories of '{self.column}': it is charged to the ledger "
+                                    "when it ends, and the values found are added to the list here. Close this "
+                                    "window once they are.")
+            return
+        super().done(result)
+
     def _found(self, found: DiscoveredCategories) -> None:
         self.task, self.found = None, found
         listed = self.categories()
