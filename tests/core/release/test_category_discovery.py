@@ -274,3 +274,19 @@ def test_the_counts_said_to_be_rarely_and_surely_listed_are_so_under_the_discret
 
     assert listed(terms.rarely_listed) <= 0.05 < listed(terms.rarely_listed + 1) or terms.rarely_listed == 0
     assert listed(terms.surely_listed) >= 0.999 > listed(terms.surely_listed - 1)
+
+
+def test_one_persons_value_holding_a_nul_neither_replaces_nor_joins_another_values_count(private_ledger):
+    """OpenDP's strings end at a NUL character: "nurse\\x00night" was counted as "nurse", and the last of the two in
+    the dict replaced the other's count, so one person's value turned a listed count of 1,000 into about 1 (no bound
+    on the sensitivity). Each value now reaches OpenDP by its place in the list, and is released as it reads."""
+    frame = pd.DataFrame({"person": range(1001), "job": ["nurse"] * 1000 + ["nurse\x00night"]})
+    table = Table(frame=frame, source=Path("jobs.csv"), file_format="csv")
+    found = discover_categories(table, _plan(_schema(1)), "job", 1.0, 1e-7, Ledger(private_ledger),
+                                Guarantee(3.0, 1e-6, "total budget"))
+    counts = {c.label: c.value for c in found.released.statistics[0].cells}
+    assert set(counts) <= {"nurse", "nurse\x00night"} and counts["nurse"] > 900, counts
+    many = pd.DataFrame({"person": range(2000), "job": ["nurse"] * 1000 + ["nurse\x00night"] * 1000})
+    found = discover_categories(Table(frame=many, source=Path("jobs.csv"), file_format="csv"), _plan(_schema(1)),
+                                "job", 1.0, 1e-7, Ledger(private_ledger))
+    assert found.categories == ("nurse", "nurse\x00night")  # released as it reads; a team ledger charges it unshown

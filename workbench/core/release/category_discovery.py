@@ -175,7 +175,12 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
     def compute() -> tuple[str, tuple[ReleasedStatistic, ...]]:
         rows = kept_rows(table, schema)
         counts = value_texts(rows[column], table.label_maps.get(column)).value_counts()
-        noisy = _measurement(terms.scale, terms.threshold)({str(k): int(v) for k, v in counts.items()})
+        # OpenDP is handed each value by its place in the list, never its text: its strings end at a NUL character,
+        # so "nurse\x00night" was counted as "nurse", and the last of two values read alike replaced the other's
+        # count (one person's value could so replace the count of a thousand: no bound on the sensitivity)
+        texts = [str(k) for k in counts.index]
+        listed = _measurement(terms.scale, terms.threshold)({str(i): int(v) for i, v in enumerate(counts.to_numpy())})
+        noisy = {texts[int(i)]: count for i, count in listed.items()}
         error = terms.scale * math.log(1 / (1 - plan.confidence))  # |Laplace| below this with the confidence asked
         cells = tuple(Cell(text, float(noisy[text]), error, "noisy count of rows; listed because it reached "
                            f"{terms.threshold}") for text in sorted(noisy))
