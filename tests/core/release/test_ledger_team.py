@@ -276,3 +276,31 @@ def test_a_database_in_another_encoding_refuses_an_entry_without_showing_it(post
         release(TABLE, labelled, Ledger(postgres_server.url(name, "alice")))
     assert "value" not in str(refused.value) and "Nothing was recorded" in str(refused.value)
     assert [e.kind for e in Ledger(postgres_server.url(name)).entries()] == ["register"]
+
+
+def test_a_value_of_the_data_holding_a_nul_is_charged_not_refused_after_the_noise(census, postgres_server):
+    """A team ledger reads each entry as jsonb, which holds no NUL character: a category search that listed a value
+    of the data holding one had its entry refused by the server after the noise, uncharged, a refusal that depends
+    on the noisy counts (whether that value was listed), free to try again. Such a release is now charged, its
+    values dropped unseen; the plan's own texts (public) are refused before anything is read, on every ledger."""
+    from workbench.core.errors import FailedAfterNoise, PlanError
+    from workbench.core.data.schema import CategoricalColumn
+    from workbench.core.release.category_discovery import discover_categories
+
+    jobs = ["clerk"] * 300 + ["nurse\x00night"] * 300
+    table = Table(frame=pd.DataFrame({"job": jobs, "x": [1.0] * 600}), source=Path("census.csv"), file_format="csv")
+    schema = Schema((NumericColumn("x", lower=0.0, upper=10.0), CategoricalColumn("job", ("clerk",))))
+    with_job = ReleasePlan.from_json({**plan().to_json(), "dataset": {"name": "jobs"}, "schema": schema.to_json()})
+    Ledger(postgres_server.url(census)).register("jobs", Guarantee(5.0, 1e-5, "total budget"), Terms.of(schema))
+    alice = Ledger(postgres_server.url(census, "alice"))
+    with pytest.raises(FailedAfterNoise, match="holds a NUL character.*charged all the same"):
+        discover_categories(table, with_job, "job", 1.0, 1e-7, alice)
+    entries = Ledger(postgres_server.url(census)).entries("jobs")
+    assert [e.kind for e in entries] == ["register", "release"]
+    assert "clerk" not in entries[-1].body and "nurse" not in entries[-1].body  # nothing released, all charged
+    assert json.loads(entries[-1].body)["cost"]["epsilon"] == pytest.approx(1.0)
+
+    named = ReleasePlan.from_json({**plan().to_json(), "dataset": {"name": NAME, "description": "wave\x002"}})
+    with pytest.raises(PlanError, match="description holds a NUL character"):
+        release(TABLE, named, alice)
+    assert len(Ledger(postgres_server.url(census)).entries()) == 3  # refused before anything was read or charged

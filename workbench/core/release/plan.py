@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterator
 
 from workbench.core.data import Neighbouring, Schema
 from workbench.core.errors import BudgetError, Place, PlanError, WorkbenchError
@@ -448,6 +448,7 @@ class ReleasePlan:
         """Check everything that can be checked without data; raise a WorkbenchError if unsound, with its
         ``Place`` (issue 37, 6)."""
         self.used_schema().validate()
+        refuse_nul(self.to_json())
         if not self.statistics:
             raise PlanError("The plan has no statistics. Add at least one.", place=Place("statistics", "add"))
         try:
@@ -635,3 +636,45 @@ class ReleasePlan:
             return cls.from_json(data)
         except WorkbenchError as exc:
             raise type(exc)(f"{path.name}: {exc}", place=exc.place) from None
+
+
+
+def refuse_nul(described: dict[str, Any]) -> None:
+    """PlanError naming the first text of the plan (a name, label, category, description) holding a NUL character:
+    the plan is recorded with every release, and a team ledger (PostgreSQL) can store no NUL. Refused before
+    anything is read, on every ledger alike, rather than by the server after the noise was drawn."""
+    for keys, text in _texts(described):
+        if "\x00" not in text:
+            continue
+        place, where = None, " › ".join(keys)
+        if keys[:2] == ("schema", "columns"):
+            column = described["schema"]["columns"][_place(keys[2])].get("name")
+            place = Place("columns", "categories" if "categories" in keys else "kind", column=column)
+            where = f"column '{column}'" + (f" ({' › '.join(keys[3:])})" if len(keys) > 3 else "")
+        elif keys[:1] == ("statistics",):
+            place, where = Place("statistics", "statistic"), f"statistic {_place(keys[1]) + 1} ({' › '.join(keys[2:])})"
+        elif keys[:1] == ("dataset",):
+            place = Place("release", "dataset name")
+        shown = text.replace("\x00", "␀")
+        raise PlanError(
+            f"The plan's {where} holds a NUL character ('{shown[:60]}', shown as ␀): an invisible control character "
+            "that a binary file or a codebook's export can leave behind. Remove it from that text, or type the text "
+            "again.", place=place)
+
+
+def _texts(described: Any, keys: tuple[str, ...] = ()) -> "Iterator[tuple[tuple[str, ...], str]]":
+    """Every text in a plan's JSON (keys too), with the keys and list places that lead to it."""
+    if isinstance(described, str):
+        yield keys, described
+    elif isinstance(described, dict):
+        for key, value in described.items():
+            yield (*keys, str(key)), str(key)
+            yield from _texts(value, (*keys, str(key)))
+    elif isinstance(described, (list, tuple)):
+        for i, value in enumerate(described):
+            yield from _texts(value, (*keys, f"item {i + 1}"))
+
+
+def _place(key: str) -> int:
+    """A list's index from the words ``_texts`` names it by ("item 3": 2)."""
+    return int(key.removeprefix("item ")) - 1

@@ -16,7 +16,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchErro
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
-from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan
+from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan, refuse_nul
 from workbench.core.release.postprocess import MARGIN_CONSISTENCY_WORDS, consistent_with_total
 from workbench.core.release.reliability import flagged
 from workbench.core.release.tables import Measurement, consistent_table
@@ -432,8 +432,15 @@ def charged_release(
     else:
         ledger.check_terms(name, terms)  # refuse before reading any data; the charge checks again
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
+    refuse_nul(_recorded(plan))  # a plan not validated (a search's) is recorded too: its texts are refused now
     try:
         content_fingerprint, released = compute()
+        if not ledger.keeps_nul and any("\x00" in text for text in _texts_of(released)):
+            # only a value of the data can hold one here (a plan's texts are refused before): the server would
+            # refuse the entry after the noise, a refusal that depends on the noisy values and was not charged
+            raise FailedAfterNoise(
+                "A value released from the data holds a NUL character (an invisible control character), which "
+                "this team ledger (PostgreSQL) cannot store.")
     except FailedAfterNoise as failure:
         entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms, fingerprint,
                               new_dataset)
@@ -488,6 +495,20 @@ def charged_release(
             "spent_including_this_release": after.spent.to_json(),
         },
     )
+
+
+def _texts_of(released: tuple[ReleasedStatistic, ...]) -> Iterator[str]:
+    """Every text of the released statistics as the ledger will record them (their JSON's strings and keys)."""
+    stack: list[Any] = [s.to_json() for s in released]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
 
 
 def _recorded(plan: ReleasePlan) -> dict[str, Any]:
