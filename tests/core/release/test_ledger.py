@@ -6,6 +6,7 @@ Every test that is not about one store runs on both: a SQLite file and a team le
 import json
 import multiprocessing
 import sqlite3
+from pathlib import Path
 
 import pytest
 from ledger_stores import tamper
@@ -241,3 +242,32 @@ def test_a_refusal_says_who_spent_what_and_when(ledger):
     assert (f"Spent before: ε = 0.4 by {entries[0].by} on {day} (entry 3); ε = 0.5 by {entries[0].by} on {day} "
             "(entry 2).") in str(refused.value)
     assert all("by" not in e.public_json() for e in entries)  # staff names are not in the public export
+
+
+def test_a_failure_after_the_noise_is_charged_and_shows_nothing(ledger, monkeypatch):
+    """A statistic's estimate or post-processing runs on the noisy answers: a failure there may depend on them (a
+    noisy count of 0, a fit that does not converge), and uncharged it was a free look at them (DESIGN rule 5).
+    Whatever stops it past the noise is charged, the values dropped unseen; the message names the statistic."""
+    import pandas as pd
+
+    from workbench.core.data.io import Table
+    from workbench.core.data.schema import NumericColumn, Schema
+    from workbench.core.errors import FailedAfterNoise
+    from workbench.core.privacy.mechanisms import MechanismKind
+    from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+    from workbench.core.release.run import release
+    from workbench.core.statistics.counts import Count
+
+    table = Table(frame=pd.DataFrame({"x": [1.0, 2.0, 3.0]}), source=Path("t.csv"), file_format="csv")
+    plan = ReleasePlan(DatasetDescription("broken"), Schema((NumericColumn("x", lower=0.0, upper=10.0),)),
+                       (PlannedStatistic(Count(), MechanismKind.LAPLACE, Budget(1.0)),), Budget(1.0))
+
+    def broken(self, noisy, *args, **kwargs):
+        raise ZeroDivisionError("a noisy value quoted here: 1234.5")
+
+    monkeypatch.setattr(Count, "estimate", broken)
+    with pytest.raises(FailedAfterNoise) as failed:
+        release(table, plan, ledger, Guarantee(5.0, 0.0, "total budget"))
+    assert "count of rows: stopped after the noise was drawn" in str(failed.value)
+    assert "1234.5" not in str(failed.value) and "charged all the same" in str(failed.value)
+    assert ledger.dataset("broken").releases == 1 and ledger.dataset("broken").spent.epsilon == pytest.approx(1.0)

@@ -304,3 +304,21 @@ def test_a_value_of_the_data_holding_a_nul_is_charged_not_refused_after_the_nois
     with pytest.raises(PlanError, match="description holds a NUL character"):
         release(TABLE, named, alice)
     assert len(Ledger(postgres_server.url(census)).entries()) == 3  # refused before anything was read or charged
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan")])
+def test_a_released_number_that_is_not_finite_is_charged_not_refused_by_the_server(census, postgres_server, value,
+                                                                                    monkeypatch):
+    """jsonb has no NaN or infinity either: a noisy value or bound that is not finite would have the server refuse
+    the entry after the noise, uncharged. Charged instead, nothing shown (made here by a statistic's estimate)."""
+    from dataclasses import replace as replaced
+
+    from workbench.core.errors import FailedAfterNoise
+
+    estimate = Count.estimate
+    monkeypatch.setattr(Count, "estimate", lambda self, *a, **k: tuple(
+        replaced(c, error=value) for c in estimate(self, *a, **k)))
+    with pytest.raises(FailedAfterNoise, match="not a finite number.*charged all the same"):
+        release(TABLE, plan(), Ledger(postgres_server.url(census, "alice")))
+    entries = Ledger(postgres_server.url(census)).entries(NAME)
+    assert [e.kind for e in entries] == ["register", "release"] and "cells" not in entries[-1].body

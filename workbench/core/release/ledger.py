@@ -271,7 +271,9 @@ class Ledger(ABC):
     A store implements ``_read``, ``_transact`` and the few properties below; the rules are all here."""
 
     backends: ClassVar[dict[str, type["Ledger"]]] = {}  # "sqlite", "postgresql": filled by the store modules
-    keeps_nul: ClassVar[bool] = True  # whether an entry's text may hold a NUL character (PostgreSQL's may not)
+    # whether an entry must be strict JSON, as PostgreSQL's jsonb reads it: no NUL character in a text (\u0000), no
+    # NaN or infinity (SQLite keeps Python's JSON, which has both)
+    strict_json: ClassVar[bool] = False
 
     def __new__(cls, where: str | os.PathLike[str] | None = None, *args: Any, **kwargs: Any) -> "Ledger":
         if cls is Ledger:

@@ -163,7 +163,7 @@ class PostgresLedger(Ledger):
     and the usual environment variables work too). ``password`` is one the app asked for; otherwise libpq finds
     it (``~/.pgpass``, a service file). Opening it connects once: a server that cannot be reached is said at once."""
 
-    keeps_nul = False  # the trigger reads each entry as jsonb, which holds no NUL character (\u0000)
+    strict_json = True  # the trigger reads each entry as jsonb: no NUL character (\u0000), no NaN or infinity
 
     def __init__(self, url: str | None = None, keys: KeyStore | None = None, password: str | None = None) -> None:
         url = url if url is not None else str(default_ledger_location())

@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -25,7 +26,7 @@ from workbench.core.data import PreparedData, Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
 from workbench.core.data.io import FileState
 from workbench.core.data.sql_engine import FileSource, SqlData
-from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError
+from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError, unexpected_error
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
@@ -228,10 +229,24 @@ def _released_statistics(plan: ReleasePlan, table: Table | None, data: "Engine |
     finally:
         if isinstance(data, SqlData):  # the fused exact answers are private: not kept in an engine the app holds on to
             data.expect(())
-    consistent = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
-    return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
-        replace(r, cells=tuple(flagged(c, plan.reliability, plan.confidence) for c in r.cells)) for r in consistent
-    )
+    with _after_noise("making the tables consistent and flagging reliability"):
+        consistent = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
+        return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
+            replace(r, cells=tuple(flagged(c, plan.reliability, plan.confidence) for c in r.cells)) for r in consistent
+        )
+
+
+@contextmanager
+def _after_noise(what: str) -> Iterator[None]:
+    """Whatever stops the work inside, once noise was drawn, is a ``FailedAfterNoise`` (charged, nothing shown): a
+    failure there may depend on the noisy values, and uncharged it would be a free look at them (DESIGN rule 5)."""
+    try:
+        yield
+    except FailedAfterNoise:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure past the noise, a bug's too
+        detail = str(exc) if isinstance(exc, WorkbenchError) else unexpected_error(exc)
+        raise FailedAfterNoise(f"{what}: stopped after the noise was drawn ({detail}).") from None
 
 
 def _requests(plan: ReleasePlan) -> list:
@@ -435,12 +450,10 @@ def charged_release(
     refuse_nul(_recorded(plan))  # a plan not validated (a search's) is recorded too: its texts are refused now
     try:
         content_fingerprint, released = compute()
-        if not ledger.keeps_nul and any("\x00" in text for text in _texts_of(released)):
-            # only a value of the data can hold one here (a plan's texts are refused before): the server would
-            # refuse the entry after the noise, a refusal that depends on the noisy values and was not charged
-            raise FailedAfterNoise(
-                "A value released from the data holds a NUL character (an invisible control character), which "
-                "this team ledger (PostgreSQL) cannot store.")
+        if ledger.strict_json:
+            # the server would refuse such an entry after the noise: a refusal that depends on the noisy values
+            # (a value of the data listed; a noisy value that is not a finite number) and was not charged
+            _check_strict_json(released)
     except FailedAfterNoise as failure:
         entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms, fingerprint,
                               new_dataset)
@@ -497,14 +510,20 @@ def charged_release(
     )
 
 
-def _texts_of(released: tuple[ReleasedStatistic, ...]) -> Iterator[str]:
-    """Every text of the released statistics as the ledger will record them (their JSON's strings and keys)."""
+def _check_strict_json(released: tuple[ReleasedStatistic, ...]) -> None:
+    """FailedAfterNoise if the released statistics, as the ledger records them, hold what strict JSON cannot: a NUL
+    character in a text (only a value of the data can: a plan's texts are refused before), or a number that is
+    not finite."""
     stack: list[Any] = [s.to_json() for s in released]
     while stack:
         value = stack.pop()
-        if isinstance(value, str):
-            yield value
-        elif isinstance(value, dict):
+        if isinstance(value, str) and "\x00" in value:
+            raise FailedAfterNoise("A value released from the data holds a NUL character (an invisible control "
+                                   "character), which this team ledger (PostgreSQL) cannot store.")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise FailedAfterNoise("A released value is not a finite number, which this team ledger (PostgreSQL) "
+                                   "cannot store.")
+        if isinstance(value, dict):
             stack.extend(value.keys())
             stack.extend(value.values())
         elif isinstance(value, (list, tuple)):
@@ -587,7 +606,9 @@ def _table_made_consistent(
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
     statistic = planned.statistic
     noisy = statistic.measure(data, noises, plan.confidence)  # nothing but the noisy answers goes further
-    cells = planned.post.apply(statistic.estimate(noisy, noises, plan.schema, plan.confidence), statistic, plan.schema)
+    with _after_noise(statistic.label):
+        cells = planned.post.apply(statistic.estimate(noisy, noises, plan.schema, plan.confidence), statistic,
+                                   plan.schema)
     return ReleasedStatistic(
         label=statistic.label,
         type=statistic.type_name,
