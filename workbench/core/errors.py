@@ -8,7 +8,9 @@ statistic it is about, so that the app takes the user there without reading the 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Iterator
 
 STEPS = ("data", "unit", "columns", "statistics", "budget", "release")  # the workflow, in order
 
@@ -91,3 +93,16 @@ def unexpected_error(exc: BaseException) -> str:
           file=sys.stderr)
     return (f"Unexpected error ({type(exc).__name__}). Its details are not shown: they may hold values from the data "
             "that were never charged. Please report it, with the steps that led to it")
+
+
+@contextmanager
+def after_noise(what: str) -> Iterator[None]:
+    """Whatever stops the work inside, once noise was drawn, is a ``FailedAfterNoise`` (charged, nothing shown): a
+    failure there may depend on the noisy values, and uncharged it would be a free look at them (DESIGN rule 5)."""
+    try:
+        yield
+    except FailedAfterNoise:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure past the noise, a bug's too
+        detail = str(exc) if isinstance(exc, WorkbenchError) else unexpected_error(exc)
+        raise FailedAfterNoise(f"{what}: stopped after the noise was drawn ({detail}).") from None

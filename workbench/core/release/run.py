@@ -14,10 +14,9 @@ import math
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -26,7 +25,7 @@ from workbench.core.data import PreparedData, Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
 from workbench.core.data.io import FileState
 from workbench.core.data.sql_engine import FileSource, SqlData
-from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError, unexpected_error
+from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError, after_noise
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
@@ -229,24 +228,11 @@ def _released_statistics(plan: ReleasePlan, table: Table | None, data: "Engine |
     finally:
         if isinstance(data, SqlData):  # the fused exact answers are private: not kept in an engine the app holds on to
             data.expect(())
-    with _after_noise("making the tables consistent and flagging reliability"):
+    with after_noise("making the tables consistent and flagging reliability"):
         consistent = _made_consistent(released, plan, [noises for _, _, noises in calibrated])
         return tuple(  # the flags are read off the final values and error bounds: post-processing, no ε
             replace(r, cells=tuple(flagged(c, plan.reliability, plan.confidence) for c in r.cells)) for r in consistent
         )
-
-
-@contextmanager
-def _after_noise(what: str) -> Iterator[None]:
-    """Whatever stops the work inside, once noise was drawn, is a ``FailedAfterNoise`` (charged, nothing shown): a
-    failure there may depend on the noisy values, and uncharged it would be a free look at them (DESIGN rule 5)."""
-    try:
-        yield
-    except FailedAfterNoise:
-        raise
-    except Exception as exc:  # noqa: BLE001 - any failure past the noise, a bug's too
-        detail = str(exc) if isinstance(exc, WorkbenchError) else unexpected_error(exc)
-        raise FailedAfterNoise(f"{what}: stopped after the noise was drawn ({detail}).") from None
 
 
 def _requests(plan: ReleasePlan) -> list:
@@ -606,7 +592,7 @@ def _table_made_consistent(
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
     statistic = planned.statistic
     noisy = statistic.measure(data, noises, plan.confidence)  # nothing but the noisy answers goes further
-    with _after_noise(statistic.label):
+    with after_noise(statistic.label):
         cells = planned.post.apply(statistic.estimate(noisy, noises, plan.schema, plan.confidence), statistic,
                                    plan.schema)
     return ReleasedStatistic(

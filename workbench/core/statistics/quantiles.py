@@ -11,7 +11,7 @@ import numpy as np
 
 from workbench.core.data import Neighbouring, NumericColumn, Schema
 from workbench.core.data.aggregates import Aggregate, Engine, RankSlots
-from workbench.core.errors import PlanError
+from workbench.core.errors import PlanError, after_noise
 from workbench.core.privacy import (
     QUANTILE_CANDIDATES,
     MechanismKind,
@@ -170,14 +170,15 @@ class Quantiles(ColumnStatistic):
         over the groups to that of ``person_distance`` rows in one group (the map is linear)."""
         candidates = self.candidates(data.schema)
         per_group = self.ranks(data, candidates)
-        points = [
-            [candidates[noise.select_by_ranks(r.below(), r.at_or_below(), r.total, level)] for r in per_group]
-            for noise, level in zip(noises, self.levels)
-        ]
-        if not self.interval:
-            return points
-        check = noises[len(self.levels)]
-        return points + quantile_intervals(per_group, candidates, self.levels, points, check, confidence)
+        with after_noise(self.label):  # the first selection draws noise, and what follows reads its result
+            points = [
+                [candidates[noise.select_by_ranks(r.below(), r.at_or_below(), r.total, level)] for r in per_group]
+                for noise, level in zip(noises, self.levels)
+            ]
+            if not self.interval:
+                return points
+            check = noises[len(self.levels)]
+            return points + quantile_intervals(per_group, candidates, self.levels, points, check, confidence)
 
     def ranks(self, data: Engine, candidates: Sequence[float]) -> list[Ranks]:
         """Each group's rows below and at or below every candidate: the exact answers behind the selection
