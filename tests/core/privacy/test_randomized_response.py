@@ -159,3 +159,13 @@ def test_an_audit_catches_a_randomiser_that_tells_the_truth_too_often():
 def _report_events(randomiser, categories, answer, n=10_000):
     reports = np.array([randomiser(answer) for _ in range(n)])
     return {f"reports {c}": reports == c for c in categories}
+
+
+def test_a_category_holding_a_nul_is_refused_where_opendp_would_read_it_cut_short():
+    """OpenDP's strings end at a NUL character: "a\\x00x" and "a\\x00y" were one answer "a" to it, so the design
+    stated q for three answers where OpenDP randomised among two (a helper's audit)."""
+    from workbench.core.errors import PlanError
+
+    with pytest.raises(PlanError, match="holds a NUL character"):
+        ResponseDesign(("a\x00x", "a\x00y", "b"), 1.0)
+    assert ResponseDesign(("a x", "a y", "b"), 1.0).other_probability > 0

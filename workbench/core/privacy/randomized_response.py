@@ -63,6 +63,11 @@ class ResponseDesign:
         check_epsilon(self.epsilon)
         if len(self.categories) < 2 or len(set(self.categories)) != len(self.categories):
             raise PlanError("Randomised response needs at least two different answer categories.")
+        holding_nul = [c for c in self.categories if "\x00" in c]
+        if holding_nul:  # OpenDP's strings end there: "a\x00x" and "a\x00y" were one answer "a", p and q not its
+            raise PlanError(
+                f"The answer category '{holding_nul[0].replace(chr(0), '␀')}' holds a NUL character (shown as ␀), an "
+                "invisible control character: remove it, or type the category again.")
         truth, proved = _calibrated(list(self.categories), self.epsilon)
         object.__setattr__(self, "truth_probability", truth)
         object.__setattr__(self, "map_epsilon", proved)
