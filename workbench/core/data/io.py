@@ -746,6 +746,7 @@ def _first_not_utf8(array: Any) -> int | None:
     chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
     offset = 0
     for chunk in chunks:
+        chunk = _bytes_as_text(chunk)  # a column of bytes is text too (``parquet_columns_as_stored``)
         try:
             chunk.validate(full=True)  # checks every string's bytes (Arrow's fast UTF-8 check)
         except pa.ArrowInvalid as exc:
@@ -756,6 +757,23 @@ def _first_not_utf8(array: Any) -> int | None:
             return offset + int(found.group(1)) if found and not pa.types.is_dictionary(chunk.type) else -1
         offset += len(chunk)
     return None
+
+
+def _text_type(arrow_type: Any) -> Any:
+    """The text type a Parquet column of bytes is read as (binary: string, large_binary: large_string), or None."""
+    import pyarrow as pa
+
+    if pa.types.is_binary(arrow_type):
+        return pa.string()
+    if pa.types.is_large_binary(arrow_type):
+        return pa.large_string()
+    return None
+
+
+def _bytes_as_text(chunk: Any) -> Any:
+    """A pyarrow array of bytes seen as text (the same buffers), to be checked as UTF-8; any other as it is."""
+    text = _text_type(chunk.type)
+    return chunk if text is None else chunk.view(text)
 
 
 def check_parquet_text(data: Any, file_name: str, first_row: int = 0) -> None:
@@ -811,6 +829,18 @@ def parquet_text_refusal(path: Path, file_name: str) -> DataFileError | None:
     return None
 
 
+def _binary_as_text(data: Any) -> Any:
+    """A pyarrow table or record batch with its columns of bytes (Parquet's BINARY without its UTF-8 mark, which
+    legacy writers such as Hive and Impala leave out) as text, as DuckDB (``binary_as_string``) and Spark read them:
+    every engine reads such a value by its text. Their bytes were checked to be UTF-8 (``check_parquet_text``)."""
+    import pyarrow as pa
+
+    fields = [field.with_type(_text_type(field.type) or field.type) for field in data.schema]
+    if all(field.type == old.type for field, old in zip(fields, data.schema)):
+        return data
+    return data.cast(pa.schema(fields, metadata=data.schema.metadata))
+
+
 def parquet_columns_as_stored(data: Any, first_row: int = 0, file_rows: int | None = None) -> Any:
     """A pyarrow table or record batch whose pandas metadata turns no named index back into the index.
 
@@ -827,6 +857,7 @@ def parquet_columns_as_stored(data: Any, first_row: int = 0, file_rows: int | No
     zones) still applies."""
     import json
 
+    data = _binary_as_text(data)
     metadata = data.schema.metadata or {}
     try:
         pandas_metadata = json.loads(metadata[b"pandas"])

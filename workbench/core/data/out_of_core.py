@@ -292,6 +292,11 @@ _DUCKDB_KINDS = (
 )
 
 
+# a Parquet column of bytes (BINARY without its UTF-8 mark, as legacy writers leave it) read as text, as in memory
+# (``io.parquet_columns_as_stored``) and on Spark; bytes that are not UTF-8 are refused, as a text column's are
+_BYTES_AS_TEXT = "binary_as_string = true"
+
+
 def stored_kind_of(duckdb_type: str) -> tuple[str, bool]:
     """How a Parquet column's declared type (as DuckDB names it) is read, and whether it carries a time zone."""
     upper = duckdb_type.strip().upper()
@@ -401,7 +406,8 @@ class OutOfCoreData(SqlData):
             labels = set(pandas_row_labels(schema.metadata))  # pandas' row labels: no column in memory either
             # a named RangeIndex as long as the file: a column in memory too
             self._numbered = pandas_range_index(schema.metadata, rows=pq.read_metadata(self.source.path).num_rows)
-            described = self._all(f"DESCRIBE SELECT * FROM read_parquet({self.dialect.file(self.source.path)})")
+            described = self._all(f"DESCRIBE SELECT * FROM read_parquet({self.dialect.file(self.source.path)}, "
+                                  f"{_BYTES_AS_TEXT})")
         except DataFileError:
             raise
         except Exception as exc:  # pyarrow's and DuckDB's own exception types
@@ -437,13 +443,13 @@ class OutOfCoreData(SqlData):
         if self.source.file_format == "parquet":
             location = self.dialect.file(self.source.path)
             if self._numbered is None:
-                return f"read_parquet({location})"
+                return f"read_parquet({location}, {_BYTES_AS_TEXT})"
             # a named RangeIndex: row i of the file (from 0, DuckDB's file_row_number, whatever its row groups and
             # threads) holds start + step * i, as in memory (io.parquet_columns_as_stored)
             _, start, step = self._numbered
             return (f"(SELECT *, CAST({int(start)} + {int(step)} * file_row_number AS BIGINT) "
                     f"AS {self.dialect.quote(self._range_column)} "
-                    f"FROM read_parquet({location}, file_row_number = true)) AS dp_parquet")
+                    f"FROM read_parquet({location}, {_BYTES_AS_TEXT}, file_row_number = true)) AS dp_parquet")
         names = [f"c{i}" for i in range(len(self._file_columns))]
 
         def open_file() -> BinaryIO:

@@ -327,6 +327,11 @@ class SparkData(SqlData):
                 frame = self.spark.read.parquet(pattern)
                 check_names(list(frame.columns), self.source.name)
                 frame = self._as_stored(frame, location)
+                # a column of bytes (BINARY without its UTF-8 mark, as legacy writers leave it) is text, as in memory
+                # (``io.parquet_columns_as_stored``) and out of core: Spark's cast keeps the bytes, checked below
+                binary = [name for name, kind in frame.dtypes if kind == "binary"]
+                if binary:
+                    frame = frame.withColumns({name: F.col(self.dialect.quote(name)).cast("string") for name in binary})
                 # a text column holding bytes that are not UTF-8: the other engines refuse the file (io.
                 # check_parquet_text), Spark would read the bytes as they are; refused in the one pass that reads it
                 texts = [name for name, kind in frame.dtypes if kind == "string"]
