@@ -298,13 +298,16 @@ def test_a_parquet_column_of_bytes_is_read_as_its_text_by_every_engine(tmp_path,
     as_bytes = functools.partial(pa.array, type=pa.binary())
     table = pa.table({"pid": as_bytes([b"p1", b"p2", b"p1", b"p3"]), "job": as_bytes(["café".encode(), b"a\x00b",
                                                                                       b"nurse", b" nurse "]),
-                      "n": as_bytes([b"5", b"7", None, b" 9"])})
+                      "n": as_bytes([b"5", b"7", None, b" 9"]),
+                      "size": pa.array([b"S1", "é".encode(), b"S1", b"L3"], pa.binary(2)),  # fixed-size bytes
+                      "kind": as_bytes([b"x", "ü".encode(), b"x", b"y"]).dictionary_encode()})  # a dictionary of them
     path = tmp_path / "legacy.parquet"
     pq.write_table(table, path)
     schema = Schema((IdentifierColumn("pid"), CategoricalColumn("job", ("café", "a\x00b", "nurse")),
-                     NumericColumn("n", 0, 10, missing=DROP)), unit=PrivacyUnit("pid", 1))
+                     NumericColumn("n", 0, 10, missing=DROP), CategoricalColumn("size", ("S1", "é", "L3")),
+                     CategoricalColumn("kind", ("x", "ü"))), unit=PrivacyUnit("pid", 1))
     assert sorted(prepared(engine, path, schema, session), key=repr) == sorted(
-        [(0.0, 5.0), (1.0, 7.0), (2.0, 9.0)], key=repr)
+        [(0.0, 5.0, 0.0, 0.0), (1.0, 7.0, 1.0, 1.0), (2.0, 9.0, 2.0, 2.0)], key=repr)
     if engine != "spark":
         data = (load_table(path).frame if engine == "memory" else None)
         if data is not None:
@@ -312,11 +315,16 @@ def test_a_parquet_column_of_bytes_is_read_as_its_text_by_every_engine(tmp_path,
         else:
             with OutOfCoreData(file_source(path), schema) as sql:
                 assert sql.content_digest() == content_digest(load_table(path).frame)
-    bad = tmp_path / "not_text.parquet"
-    pq.write_table(pa.table({"pid": as_bytes([b"p1", b"\xff"]), "n": pa.array([1, 2])}), bad)
-    with pytest.raises(DataFileError, match=r"'pid' holds bytes that are not UTF-8"):
-        prepared(engine, bad, Schema((IdentifierColumn("pid"), NumericColumn("n", 0, 10)),
-                                     unit=PrivacyUnit("pid", 1)), session)
+    for stored in (as_bytes([b"p1", b"\xff"]), pa.array([b"p1", b"\xff\xfe"], pa.binary(2)),
+                   as_bytes([b"p1", b"\xff"]).dictionary_encode()):
+        bad = tmp_path / "not_text.parquet"
+        pq.write_table(pa.table({"pid": stored, "n": pa.array([1, 2])}), bad)
+        with pytest.raises(DataFileError, match=r"'pid' holds bytes that are not UTF-8"):
+            prepared(engine, bad, Schema((IdentifierColumn("pid"), NumericColumn("n", 0, 10)),
+                                         unit=PrivacyUnit("pid", 1)), session)
+    labelled = tmp_path / "labelled.parquet"  # pandas' row labels are read by no engine, whatever bytes they hold
+    pd.DataFrame({"n": [1, 2]}, index=pd.Index([b"\xff", b"ok"])).to_parquet(labelled)
+    assert prepared(engine, labelled, Schema((NumericColumn("n", 0, 10),)), session) == [(1.0,), (2.0,)]
 
 
 def _as_text(table: pa.Table, folder: Path) -> Path:

@@ -760,20 +760,33 @@ def _first_not_utf8(array: Any) -> int | None:
 
 
 def _text_type(arrow_type: Any) -> Any:
-    """The text type a Parquet column of bytes is read as (binary: string, large_binary: large_string), or None."""
+    """The text type a Parquet column of bytes is read as (binary and fixed-size binary: string; large_binary:
+    large_string; binary_view: string_view; a dictionary of these: a dictionary of text), or None for any other."""
     import pyarrow as pa
 
-    if pa.types.is_binary(arrow_type):
+    if pa.types.is_dictionary(arrow_type):
+        values = _text_type(arrow_type.value_type)
+        return None if values is None else pa.dictionary(arrow_type.index_type, values, arrow_type.ordered)
+    if pa.types.is_binary(arrow_type) or pa.types.is_fixed_size_binary(arrow_type):
         return pa.string()
     if pa.types.is_large_binary(arrow_type):
         return pa.large_string()
+    if pa.types.is_binary_view(arrow_type):
+        return pa.string_view()
     return None
 
 
 def _bytes_as_text(chunk: Any) -> Any:
-    """A pyarrow array of bytes seen as text (the same buffers), to be checked as UTF-8; any other as it is."""
-    text = _text_type(chunk.type)
-    return chunk if text is None else chunk.view(text)
+    """A pyarrow array of bytes seen as text (the same bytes), to be checked as UTF-8; any other as it is."""
+    import pyarrow as pa
+
+    if _text_type(chunk.type) is None:
+        return chunk
+    if pa.types.is_dictionary(chunk.type):
+        return pa.DictionaryArray.from_arrays(chunk.indices, _bytes_as_text(chunk.dictionary))
+    if pa.types.is_fixed_size_binary(chunk.type):
+        chunk = chunk.cast(pa.binary())
+    return chunk.view(_text_type(chunk.type))
 
 
 def check_parquet_text(data: Any, file_name: str, first_row: int = 0) -> None:
@@ -835,7 +848,9 @@ def _binary_as_text(data: Any) -> Any:
     every engine reads such a value by its text. Their bytes were checked to be UTF-8 (``check_parquet_text``)."""
     import pyarrow as pa
 
-    fields = [field.with_type(_text_type(field.type) or field.type) for field in data.schema]
+    labels = set(pandas_row_labels(data.schema.metadata))  # pandas' row labels: no engine reads them, none checks
+    fields = [field if field.name in labels else field.with_type(_text_type(field.type) or field.type)
+              for field in data.schema]
     if all(field.type == old.type for field, old in zip(fields, data.schema)):
         return data
     return data.cast(pa.schema(fields, metadata=data.schema.metadata))
