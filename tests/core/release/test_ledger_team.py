@@ -322,3 +322,28 @@ def test_a_released_number_that_is_not_finite_is_charged_not_refused_by_the_serv
         release(TABLE, plan(), Ledger(postgres_server.url(census, "alice")))
     entries = Ledger(postgres_server.url(census)).entries(NAME)
     assert [e.kind for e in entries] == ["register", "release"] and "cells" not in entries[-1].body
+
+
+def test_a_value_the_team_database_cannot_encode_is_charged_not_refused_after_the_noise(postgres_server):
+    """A team database in Greek (ISO 8859-7: ε and δ, not ü) cannot store 'Müller': a category search that listed
+    such a value of the data had its entry refused after the noise, uncharged, a refusal that depended on the noisy
+    counts (a review). The store's refusal of what an entry holds (``EntryRefused``) is now charged without the
+    values. (In LATIN1 no entry can be written at all, its ε being none of its characters: that refusal depends on no
+    noisy value, and nothing is charged, as before.)"""
+    from workbench.core.data.schema import CategoricalColumn
+    from workbench.core.errors import FailedAfterNoise
+    from workbench.core.release.category_discovery import discover_categories
+    from workbench.core.release.ledger_postgres import init_server
+
+    name = f"ledger_greek_{os.getpid()}"
+    postgres_server.sql("postgres", f"CREATE DATABASE {name} OWNER ledger_admin ENCODING 'ISO_8859_7' TEMPLATE template0 "
+                                    "LC_COLLATE 'C' LC_CTYPE 'C'")
+    schema = Schema((NumericColumn("x", lower=0.0, upper=10.0), CategoricalColumn("price", ("low",))))
+    init_server(postgres_server.url(name)).register("prices", Guarantee(5.0, 1e-5, "total budget"), Terms.of(schema))
+    table = Table(frame=pd.DataFrame({"price": ["low"] * 300 + ["Müller"] * 300, "x": [1.0] * 600}),
+                  source=Path("prices.csv"), file_format="csv")
+    prices = ReleasePlan.from_json({**plan().to_json(), "dataset": {"name": "prices"}, "schema": schema.to_json()})
+    with pytest.raises(FailedAfterNoise, match="cannot be written.*charged all the same"):
+        discover_categories(table, prices, "price", 1.0, 1e-7, Ledger(postgres_server.url(name, "alice")))
+    entries = Ledger(postgres_server.url(name)).entries("prices")
+    assert [e.kind for e in entries] == ["register", "release"] and "low" not in json.dumps(entries[-1].data["release"])

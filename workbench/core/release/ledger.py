@@ -59,6 +59,11 @@ class LedgerError(WorkbenchError):
     """The ledger cannot be read or written, or does not allow what was asked."""
 
 
+class EntryRefused(LedgerError):
+    """The store refused what an entry holds (a team database that cannot encode one of its characters): another
+    entry, of other texts, may still be written. Nothing was recorded."""
+
+
 class LedgerUnreachable(LedgerError):
     """A team ledger's server cannot be reached now: nothing is released, and no other ledger is used instead."""
 

@@ -37,6 +37,7 @@ from workbench.core.release.ledger import (
     GENESIS,
     LEDGER_VERSION,
     Entry,
+    EntryRefused,
     Ledger,
     LedgerError,
     LedgerPasswordNeeded,
@@ -278,6 +279,9 @@ class PostgresLedger(Ledger):
             except psycopg.OperationalError as exc:
                 raise self._unreachable(exc, "written (the connection was lost before the entry was committed)") \
                     from None
+            except psycopg.DataError as exc:  # SQLSTATE class 22: what the entry holds, not the server
+                raise EntryRefused(f"{_capital(self.where)} cannot be written ({_server_reason(exc)}). Nothing was "
+                                   "recorded.") from None
             except psycopg.Error as exc:
                 raise LedgerError(f"{_capital(self.where)} cannot be written ({_server_reason(exc)}). Nothing was "
                                   "recorded.") from None

@@ -28,7 +28,7 @@ from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError, after_noise
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
-from workbench.core.release.ledger import Ledger, LedgerError, Registration, Terms
+from workbench.core.release.ledger import EntryRefused, Ledger, LedgerError, Registration, Terms
 from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan, refuse_nul
 from workbench.core.release.postprocess import MARGIN_CONSISTENCY_WORDS, consistent_with_total
 from workbench.core.release.reliability import flagged
@@ -441,12 +441,7 @@ def charged_release(
             # (a value of the data listed; a noisy value that is not a finite number) and was not charged
             _check_strict_json(released)
     except FailedAfterNoise as failure:
-        entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms, fingerprint,
-                              new_dataset)
-        raise FailedAfterNoise(
-            f"{failure} Its noise had already been drawn, so its budget is charged all the same (ledger entry "
-            f"{entry.seq}): nothing was released."
-        ) from None
+        raise _charged_failure(failure, ledger, name, events, plan, cost, terms, fingerprint, new_dataset) from None
     synthetic = tuple((s.label, s.rows) for s in released if isinstance(s, _SyntheticStatistic) and s.rows is not None)
     released = tuple(ReleasedStatistic(**{f: getattr(s, f) for f in _RELEASED_FIELDS}) if isinstance(s, _SyntheticStatistic)
                      else s for s in released)
@@ -471,8 +466,11 @@ def charged_release(
         read_as = None  # the file was written after its reading began: its record is never taken for a later release
     # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
     # another process may have registered or spent this dataset since the checks above
-    entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
-                          content_fingerprint, read_as)
+    try:
+        entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
+                              content_fingerprint, read_as)
+    except EntryRefused as refused:  # perhaps by the noisy values (a character the team database cannot encode)
+        raise _charged_failure(refused, ledger, name, events, plan, cost, terms, fingerprint, new_dataset) from None
     before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {
@@ -494,6 +492,19 @@ def charged_release(
             "spent_including_this_release": after.spent.to_json(),
         },
     )
+
+
+def _charged_failure(failure: WorkbenchError, ledger: Ledger, name: str, events: list[MechanismEvent],
+                     plan: ReleasePlan, cost: Guarantee, terms: Terms, fingerprint: str | None,
+                     new_dataset: Registration | None) -> FailedAfterNoise:
+    """A release stopped after its noise, charged without its values (a failure past the noise may depend on them,
+    and uncharged it would be a free look at them): the error to raise. Should the store refuse even that entry
+    (the plan's own texts, public, which it holds too), nothing is charged and that refusal is raised: it depends on
+    no noisy value."""
+    entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms, fingerprint,
+                          new_dataset)
+    return FailedAfterNoise(f"{failure} Its noise had already been drawn, so its budget is charged all the same "
+                            f"(ledger entry {entry.seq}): nothing was released.")
 
 
 def _check_strict_json(released: tuple[ReleasedStatistic, ...]) -> None:
