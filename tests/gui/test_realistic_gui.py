@@ -189,3 +189,28 @@ def test_the_categories_dialog_stays_open_until_a_search_it_started_has_ended(qt
     assert dialog.categories() == ("State 01", "State 07")
     dialog.reject()
     assert not dialog.isVisible()
+
+
+def test_a_category_search_stopped_past_its_noise_is_told_as_charged(qtbot, window):
+    """A search that failed after its noise was drawn is charged (FailedAfterNoise): the dialog says so and marks
+    itself charged, so that step 3 has the budget panel read the ledger again (a review: only a search that found
+    something was announced)."""
+    from workbench.core.data.schema import CategoricalColumn, Schema
+    from workbench.core.errors import FailedAfterNoise
+    from workbench.core.release.category_discovery import discovery_terms
+    from workbench.gui.columns_page import CategoriesDialog
+
+    schema = Schema((CategoricalColumn("state", ("State 01",)),))
+
+    def find(epsilon: float, delta: float):
+        raise FailedAfterNoise("The search stopped. Its noise had already been drawn, so its budget is charged.")
+
+    dialog = CategoriesDialog("state", ("State 01",), window, find=find,
+                              terms=lambda e, d: discovery_terms(schema, "state", e, d))
+    qtbot.addWidget(dialog)
+    dialog.ask = False
+    dialog.show()
+    assert not dialog.charged
+    dialog.find_button.click()
+    qtbot.waitUntil(lambda: dialog.task is None, timeout=30_000)
+    assert dialog.charged and dialog.found is None and "charged" in dialog.find_terms.text()

@@ -103,6 +103,9 @@ def after_noise(what: str) -> Iterator[None]:
         yield
     except FailedAfterNoise:
         raise
+    except WorkbenchError as exc:
+        raise FailedAfterNoise(f"{what} stopped: {str(exc).rstrip('.')}.", place=exc.place) from None
     except Exception as exc:  # noqa: BLE001 - any failure past the noise, a bug's too
-        detail = str(exc) if isinstance(exc, WorkbenchError) else unexpected_error(exc)
-        raise FailedAfterNoise(f"{what}: stopped after the noise was drawn ({detail}).") from None
+        unexpected_error(exc)  # its frames to standard error, for a bug report; its message never shown
+        raise FailedAfterNoise(f"{what} stopped on an unexpected {type(exc).__name__} (its details are left out; "
+                               "please report it).") from None

@@ -44,7 +44,7 @@ from workbench.core.data import (
     OutsideCategories,
 )
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.errors import WorkbenchError, unexpected_error
+from workbench.core.errors import FailedAfterNoise, WorkbenchError, unexpected_error
 from workbench.core.privacy import Guarantee
 from workbench.core.release.category_discovery import (
     DEFAULT_DELTA,
@@ -100,6 +100,7 @@ class CategoriesDialog(QDialog):
         self.ask = True  # confirm before spending (tests answer for the user)
         self.task: Task | None = None
         self.found: DiscoveredCategories | None = None
+        self.charged = False  # a search charged to the ledger (found, or stopped past its noise)
         self.text = QPlainTextEdit("\n".join(categories))
         self.text.setAccessibleName("categories, one per line")
         self.other = QCheckBox(f"Count values outside this list in an '{OTHER_BIN}' category")
@@ -195,7 +196,7 @@ class CategoriesDialog(QDialog):
         super().done(result)
 
     def _found(self, found: DiscoveredCategories) -> None:
-        self.task, self.found = None, found
+        self.task, self.found, self.charged = None, found, True
         listed = self.categories()
         self.text.setPlainText("\n".join((*listed, *(c for c in found.categories if c not in listed))))
         self.find_terms.setText(found.in_words())
@@ -203,6 +204,7 @@ class CategoriesDialog(QDialog):
 
     def _not_found(self, exc: BaseException) -> None:
         self.task = None
+        self.charged = self.charged or isinstance(exc, FailedAfterNoise)  # stopped past the noise: charged
         self.find_button.setEnabled(True)
         self.find_terms.setText(str(exc) if isinstance(exc, WorkbenchError) else
                                 f"{unexpected_error(exc)}. The budget panel (step 5) shows whether anything was charged.")
@@ -546,8 +548,8 @@ class ColumnsPage(QWidget):
         dialog.ask = self.ask
         self.open_dialog = dialog  # for tests
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
-        if dialog.found is not None:
-            self.categories_released.emit(dialog.found)  # charged, whether or not the list is kept
+        if dialog.found is not None or dialog.charged:
+            self.categories_released.emit(dialog.found)  # charged, the list kept or not (None: stopped past the noise)
         if accepted:
             self._replace(index, replace(spec, categories=dialog.categories(), outside=dialog.outside()))
 
@@ -602,6 +604,8 @@ class ColumnsPage(QWidget):
         self.task = None
         self.estimate.setEnabled(True)
         self.bounds_status.setText("")
+        if isinstance(exc, FailedAfterNoise):  # charged though it failed: the budget panel reads the ledger again
+            self.bounds_released.emit(None)
         message = (str(exc) if isinstance(exc, WorkbenchError) else
                    f"{unexpected_error(exc)}. The budget panel (step 5) shows whether anything was charged.")
         QMessageBox.warning(self, "The bounds could not be estimated", message)

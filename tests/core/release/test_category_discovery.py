@@ -289,4 +289,11 @@ def test_one_persons_value_holding_a_nul_neither_replaces_nor_joins_another_valu
     many = pd.DataFrame({"person": range(2000), "job": ["nurse"] * 1000 + ["nurse\x00night"] * 1000})
     found = discover_categories(Table(frame=many, source=Path("jobs.csv"), file_format="csv"), _plan(_schema(1)),
                                 "job", 1.0, 1e-7, Ledger(private_ledger))
-    assert found.categories == ("nurse", "nurse\x00night")  # released as it reads; a team ledger charges it unshown
+    assert found.categories == ("nurse",)  # a value holding a NUL is no candidate: no plan can name it
+    assert "NUL" in found.released.statistics[0].method
+
+    described = _plan(_schema(1))  # a search's plan is not validated: its texts are refused at the charge
+    described = type(described).from_json({**described.to_json(), "dataset": {"name": "Jobs", "description": "a\x00"}})
+    with pytest.raises(WorkbenchError, match="description holds a NUL character"):
+        discover_categories(Table(frame=many, source=Path("jobs.csv"), file_format="csv"), described, "job", 1.0,
+                            1e-7, Ledger(private_ledger))

@@ -268,6 +268,35 @@ def test_a_failure_after_the_noise_is_charged_and_shows_nothing(ledger, monkeypa
     monkeypatch.setattr(Count, "estimate", broken)
     with pytest.raises(FailedAfterNoise) as failed:
         release(table, plan, ledger, Guarantee(5.0, 0.0, "total budget"))
-    assert "count of rows: stopped after the noise was drawn" in str(failed.value)
+    assert "count of rows stopped on an unexpected ZeroDivisionError" in str(failed.value)
     assert "1234.5" not in str(failed.value) and "charged all the same" in str(failed.value)
     assert ledger.dataset("broken").releases == 1 and ledger.dataset("broken").spent.epsilon == pytest.approx(1.0)
+
+
+def test_a_quantiles_failure_past_its_selection_is_charged(ledger, monkeypatch):
+    """A quantile's interval is computed from its noisy selection: a failure there is charged too (after_noise in
+    ``Quantiles.measure``), with the place of the error it wraps kept."""
+    import numpy as np
+    import pandas as pd
+
+    from workbench.core.data.io import Table
+    from workbench.core.data.schema import NumericColumn, Schema
+    from workbench.core.errors import FailedAfterNoise, Place, WorkbenchError
+    from workbench.core.privacy.mechanisms import MechanismKind
+    from workbench.core.release.plan import Budget, DatasetDescription, PlannedStatistic, ReleasePlan
+    from workbench.core.release.run import release
+    from workbench.core.statistics import quantiles
+    from workbench.core.statistics.quantiles import Quantiles
+
+    def broken(*args, **kwargs):
+        raise WorkbenchError("no interval.", place=Place("budget", "confidence"))
+
+    monkeypatch.setattr(quantiles, "quantile_intervals", broken)
+    table = Table(frame=pd.DataFrame({"x": np.linspace(0, 10, 200)}), source=Path("t.csv"), file_format="csv")
+    plan = ReleasePlan(DatasetDescription("median"), Schema((NumericColumn("x", lower=0.0, upper=10.0),)),
+                       (PlannedStatistic(Quantiles("x", levels=(0.5,), interval=True), MechanismKind.EXPONENTIAL,
+                                         Budget(1.0)),), Budget(1.0))
+    with pytest.raises(FailedAfterNoise, match="stopped: no interval.*charged all the same") as failed:
+        release(table, plan, ledger, Guarantee(5.0, 0.0, "total budget"))
+    assert failed.value.place == Place("budget", "confidence")
+    assert ledger.dataset("median").releases == 1

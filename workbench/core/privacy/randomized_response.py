@@ -65,9 +65,9 @@ class ResponseDesign:
             raise PlanError("Randomised response needs at least two different answer categories.")
         holding_nul = [c for c in self.categories if "\x00" in c]
         if holding_nul:  # OpenDP's strings end there: "a\x00x" and "a\x00y" were one answer "a", p and q not its
-            raise PlanError(
-                f"The answer category '{holding_nul[0].replace(chr(0), '␀')}' holds a NUL character (shown as ␀), an "
-                "invisible control character: remove it, or type the category again.")
+            shown = holding_nul[0].replace("\x00", "␀")
+            raise PlanError(f"The answer category '{shown}' holds a NUL character (shown as ␀), an invisible control "
+                            "character: remove it, or type the category again.")
         truth, proved = _calibrated(list(self.categories), self.epsilon)
         object.__setattr__(self, "truth_probability", truth)
         object.__setattr__(self, "map_epsilon", proved)

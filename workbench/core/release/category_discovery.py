@@ -90,6 +90,9 @@ def contributions(schema: Schema) -> tuple[int, int, int]:
     return k, k, k
 
 
+NUL = "\x00"
+
+
 def _measurement(scale: float, threshold: int):
     dp.enable_features("contrib")
     domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i64"))
@@ -175,6 +178,9 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
     def compute() -> tuple[str, tuple[ReleasedStatistic, ...]]:
         rows = kept_rows(table, schema)
         counts = value_texts(rows[column], table.label_maps.get(column)).value_counts()
+        # a value holding a NUL character is never a candidate: no plan can name it as a category (``refuse_nul``),
+        # and a team ledger cannot store it. Left out by itself, before the noise: the sensitivity is unchanged
+        counts = counts[[NUL not in str(text) for text in counts.index]]
         # OpenDP is handed each value by its place in the list, never its text: its strings end at a NUL character,
         # so "nurse\x00night" was counted as "nurse", and the last of two values read alike replaced the other's
         # count (one person's value could so replace the count of a thousand: no bound on the sensitivity)
@@ -187,7 +193,8 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
         statistic = ReleasedStatistic(
             label=label, type="categories", column=column, by=(), mechanism=MECHANISM, epsilon=terms.epsilon,
             delta=terms.delta, method=(f"the values whose count of rows with Laplace noise (scale {terms.scale:.3g}) "
-                                       f"reached {terms.threshold} (OpenDP's make_laplace_threshold)"),
+                                       f"reached {terms.threshold} (OpenDP's make_laplace_threshold); a value "
+                                       "holding a NUL character is never listed (no plan can name it)"),
             noise=(event,), cells=cells)
         # a table narrowed to a plan's columns is recognised by the digest of all of them (its frame's is refused)
         fingerprint = (ledger.content_fingerprint_of(table.pending_digest.result()) if table.narrowed

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar, Iterator, Sequence
 
 from workbench.core.data import Neighbouring, Schema
 from workbench.core.errors import BudgetError, Place, PlanError, WorkbenchError
@@ -448,7 +448,7 @@ class ReleasePlan:
         """Check everything that can be checked without data; raise a WorkbenchError if unsound, with its
         ``Place`` (issue 37, 6)."""
         self.used_schema().validate()
-        refuse_nul(self.to_json())
+        refuse_nul(self.to_json(), [p.statistic.label for p in self.statistics])
         if not self.statistics:
             raise PlanError("The plan has no statistics. Add at least one.", place=Place("statistics", "add"))
         try:
@@ -639,27 +639,31 @@ class ReleasePlan:
 
 
 
-def refuse_nul(described: dict[str, Any]) -> None:
+def refuse_nul(described: dict[str, Any], labels: Sequence[str] = ()) -> None:
     """PlanError naming the first text of the plan (a name, label, category, description) holding a NUL character:
     the plan is recorded with every release, and a team ledger (PostgreSQL) can store no NUL. Refused before
-    anything is read, on every ledger alike, rather than by the server after the noise was drawn."""
+    anything is read, on every ledger alike, rather than by the server after the noise was drawn. ``labels``: the
+    statistics' labels, in the plan's order, to place one."""
     for keys, text in _texts(described):
         if "\x00" not in text:
             continue
         place, where = None, " › ".join(keys)
         if keys[:2] == ("schema", "columns"):
-            column = described["schema"]["columns"][_place(keys[2])].get("name")
+            column = str(described["schema"]["columns"][_place(keys[2])].get("name")).replace("\x00", "␀")
             place = Place("columns", "categories" if "categories" in keys else "kind", column=column)
             where = f"column '{column}'" + (f" ({' › '.join(keys[3:])})" if len(keys) > 3 else "")
         elif keys[:1] == ("statistics",):
-            place, where = Place("statistics", "statistic"), f"statistic {_place(keys[1]) + 1} ({' › '.join(keys[2:])})"
-        elif keys[:1] == ("dataset",):
+            index = _place(keys[1])
+            label = labels[index] if index < len(labels) else None
+            place = Place("statistics", "statistic", statistic=label)
+            where = f"statistic {index + 1} ({' › '.join(keys[2:])})"
+        elif keys[:2] == ("dataset", "name"):
             place = Place("release", "dataset name")
         shown = text.replace("\x00", "␀")
         raise PlanError(
             f"The plan's {where} holds a NUL character ('{shown[:60]}', shown as ␀): an invisible control character "
             "that a binary file or a codebook's export can leave behind. Remove it from that text, or type the text "
-            "again.", place=place)
+            "again; a column's name is the file's: rename it there.", place=place)
 
 
 def _texts(described: Any, keys: tuple[str, ...] = ()) -> "Iterator[tuple[tuple[str, ...], str]]":

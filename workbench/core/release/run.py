@@ -433,7 +433,8 @@ def charged_release(
     else:
         ledger.check_terms(name, terms)  # refuse before reading any data; the charge checks again
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
-    refuse_nul(_recorded(plan))  # a plan not validated (a search's) is recorded too: its texts are refused now
+    # a plan not validated (a search's) is recorded too: its texts are refused now
+    refuse_nul(_recorded(plan), [p.statistic.label for p in plan.statistics])
     try:
         content_fingerprint, released = compute()
         if ledger.strict_json:
@@ -504,7 +505,7 @@ def _charged_failure(failure: WorkbenchError, ledger: Ledger, name: str, events:
     entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms, fingerprint,
                           new_dataset)
     return FailedAfterNoise(f"{failure} Its noise had already been drawn, so its budget is charged all the same "
-                            f"(ledger entry {entry.seq}): nothing was released.")
+                            f"(ledger entry {entry.seq}): nothing was released.", place=failure.place)
 
 
 def _check_strict_json(released: tuple[ReleasedStatistic, ...]) -> None:
