@@ -44,7 +44,7 @@ from workbench.core.data import (
     OutsideCategories,
 )
 from workbench.core.data.out_of_core import OutOfCoreData, file_source
-from workbench.core.errors import FailedAfterNoise, WorkbenchError, unexpected_error
+from workbench.core.errors import WorkbenchError, unexpected_error
 from workbench.core.privacy import Guarantee
 from workbench.core.release.category_discovery import (
     DEFAULT_DELTA,
@@ -67,7 +67,7 @@ from workbench.core.release.bounds import search_schema
 from workbench.gui.document import PlanDocument
 from workbench.gui.formatting import parse_number
 from workbench.gui.ledger_setting import chosen_location, open_ledger
-from workbench.gui.workers import Task
+from workbench.gui.workers import Task, charged
 
 KINDS = {
     "numeric": "A number with public bounds (e.g. age 0 to 120)",
@@ -204,7 +204,7 @@ class CategoriesDialog(QDialog):
 
     def _not_found(self, exc: BaseException) -> None:
         self.task = None
-        self.charged = self.charged or isinstance(exc, FailedAfterNoise)  # stopped past the noise: charged
+        self.charged = self.charged or charged(exc)  # stopped past the noise: charged all the same
         self.find_button.setEnabled(True)
         self.find_terms.setText(str(exc) if isinstance(exc, WorkbenchError) else
                                 f"{unexpected_error(exc)}. The budget panel (step 5) shows whether anything was charged.")
@@ -548,8 +548,8 @@ class ColumnsPage(QWidget):
         dialog.ask = self.ask
         self.open_dialog = dialog  # for tests
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
-        if dialog.found is not None or dialog.charged:
-            self.categories_released.emit(dialog.found)  # charged, the list kept or not (None: stopped past the noise)
+        if dialog.charged:
+            self.categories_released.emit(dialog.found)  # the list kept or not (None: stopped past the noise)
         if accepted:
             self._replace(index, replace(spec, categories=dialog.categories(), outside=dialog.outside()))
 
@@ -604,7 +604,7 @@ class ColumnsPage(QWidget):
         self.task = None
         self.estimate.setEnabled(True)
         self.bounds_status.setText("")
-        if isinstance(exc, FailedAfterNoise):  # charged though it failed: the budget panel reads the ledger again
+        if charged(exc):  # though it failed: the budget panel reads the ledger again
             self.bounds_released.emit(None)
         message = (str(exc) if isinstance(exc, WorkbenchError) else
                    f"{unexpected_error(exc)}. The budget panel (step 5) shows whether anything was charged.")

@@ -638,20 +638,21 @@ class ReleasePlan:
             raise type(exc)(f"{path.name}: {exc}", place=exc.place) from None
 
 
-
 def refuse_nul(described: dict[str, Any], labels: Sequence[str] = ()) -> None:
     """PlanError naming the first text of the plan (a name, label, category, description) holding a NUL character:
     the plan is recorded with every release, and a team ledger (PostgreSQL) can store no NUL. Refused before
     anything is read, on every ledger alike, rather than by the server after the noise was drawn. ``labels``: the
     statistics' labels, in the plan's order, to place one."""
-    for keys, text in _texts(described):
-        if "\x00" not in text:
+    for keys, text in json_leaves(described):
+        if not isinstance(text, str) or "\x00" not in text:
             continue
-        place, where = None, " › ".join(keys)
+        place, where, renamed = None, " › ".join(keys), ""
         if keys[:2] == ("schema", "columns"):
             column = str(described["schema"]["columns"][_place(keys[2])].get("name")).replace("\x00", "␀")
             place = Place("columns", "categories" if "categories" in keys else "kind", column=column)
             where = f"column '{column}'" + (f" ({' › '.join(keys[3:])})" if len(keys) > 3 else "")
+            if keys[3:] == ("name",):
+                renamed = " A column's name is the file's: rename the column there."
         elif keys[:1] == ("statistics",):
             index = _place(keys[1])
             label = labels[index] if index < len(labels) else None
@@ -662,23 +663,24 @@ def refuse_nul(described: dict[str, Any], labels: Sequence[str] = ()) -> None:
         shown = text.replace("\x00", "␀")
         raise PlanError(
             f"The plan's {where} holds a NUL character ('{shown[:60]}', shown as ␀): an invisible control character "
-            "that a binary file or a codebook's export can leave behind. Remove it from that text, or type the text "
-            "again; a column's name is the file's: rename it there.", place=place)
+            f"that a binary file or a codebook's export can leave behind. Remove it from that text, or type the text "
+            f"again.{renamed}", place=place)
 
 
-def _texts(described: Any, keys: tuple[str, ...] = ()) -> "Iterator[tuple[tuple[str, ...], str]]":
-    """Every text in a plan's JSON (keys too), with the keys and list places that lead to it."""
-    if isinstance(described, str):
-        yield keys, described
-    elif isinstance(described, dict):
+def json_leaves(described: Any, keys: tuple[str, ...] = ()) -> "Iterator[tuple[tuple[str, ...], Any]]":
+    """Every key and every value that is not a list or an object in JSON data (a plan's, a release's), each with the
+    keys and list places ("item 3") that lead to it: what a check of everything an entry will hold reads."""
+    if isinstance(described, dict):
         for key, value in described.items():
-            yield (*keys, str(key)), str(key)
-            yield from _texts(value, (*keys, str(key)))
+            yield (*keys, str(key)), key
+            yield from json_leaves(value, (*keys, str(key)))
     elif isinstance(described, (list, tuple)):
         for i, value in enumerate(described):
-            yield from _texts(value, (*keys, f"item {i + 1}"))
+            yield from json_leaves(value, (*keys, f"item {i + 1}"))
+    else:
+        yield keys, described
 
 
 def _place(key: str) -> int:
-    """A list's index from the words ``_texts`` names it by ("item 3": 2)."""
+    """A list's index from the words ``json_leaves`` names it by ("item 3": 2)."""
     return int(key.removeprefix("item ")) - 1

@@ -29,7 +29,7 @@ from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchErro
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
 from workbench.core.release import versions
 from workbench.core.release.ledger import EntryRefused, Ledger, LedgerError, Registration, Terms
-from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan, refuse_nul
+from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan, json_leaves, refuse_nul
 from workbench.core.release.postprocess import MARGIN_CONSISTENCY_WORDS, consistent_with_total
 from workbench.core.release.reliability import flagged
 from workbench.core.release.tables import Measurement, consistent_table
@@ -512,20 +512,13 @@ def _check_strict_json(released: tuple[ReleasedStatistic, ...]) -> None:
     """FailedAfterNoise if the released statistics, as the ledger records them, hold what strict JSON cannot: a NUL
     character in a text (only a value of the data can: a plan's texts are refused before), or a number that is
     not finite."""
-    stack: list[Any] = [s.to_json() for s in released]
-    while stack:
-        value = stack.pop()
+    for _, value in json_leaves([s.to_json() for s in released]):
         if isinstance(value, str) and "\x00" in value:
             raise FailedAfterNoise("A value released from the data holds a NUL character (an invisible control "
                                    "character), which this team ledger (PostgreSQL) cannot store.")
         if isinstance(value, float) and not math.isfinite(value):
             raise FailedAfterNoise("A released value is not a finite number, which this team ledger (PostgreSQL) "
                                    "cannot store.")
-        if isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
 
 
 def _recorded(plan: ReleasePlan) -> dict[str, Any]:
