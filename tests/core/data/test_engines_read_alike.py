@@ -332,3 +332,61 @@ def _as_text(table: pa.Table, folder: Path) -> Path:
     path = folder / "as_text.parquet"
     pq.write_table(table.cast(pa.schema([pa.field(f.name, pa.string()) for f in table.schema])), path)
     return path
+
+
+def _digest(engine: str, path: Path, schema: Schema, spark=None) -> bytes:
+    """The content digest of ``path`` as ``engine`` computes it."""
+    if engine == "memory":
+        return content_digest(load_table(path).frame)
+    if engine == "out-of-core":
+        with OutOfCoreData(file_source(path), schema) as data:
+            return data.content_digest()
+    with SparkData(spark_source(path), schema, spark=spark) as data:
+        return data.content_digest()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_line_break_inside_a_quoted_value_is_read_as_written_by_every_engine(tmp_path, engine, session):
+    """In a file whose lines end in CR LF, Spark's parser (left to find the line ending itself) made each CR LF
+    inside a quoted value an LF: ids "p<CR LF>q" and "p<LF>q" were one person on Spark only, the content digest
+    another (a helper's audit). Every engine now keeps a quoted value as written; a row's last value loses the CR of
+    its CR LF as white space, and files mixing LF and CR LF rows are read alike too."""
+    ids = Schema((IdentifierColumn("id"), NumericColumn("v", 0, 100)), unit=PrivacyUnit("id", 1))
+    crlf = tmp_path / "crlf.csv"
+    crlf.write_bytes(b'id,v\r\n"p\r\nq",1\r\n"p\nq",2\r\nplain,3\r\nlast,\r\n')
+    assert sorted(prepared(engine, crlf, ids, session), key=repr) == sorted([(1.0,), (2.0,), (3.0,), (None,)], key=repr)
+    last = Schema((NumericColumn("v", 0, 100), IdentifierColumn("id")), unit=PrivacyUnit("id", 1))
+    at_the_end = tmp_path / "id_last.csv"  # the id is each row's last value, quoted or not
+    at_the_end.write_bytes(b'v,id\r\n1,"x"\r\n2,x\r\n4,"y\r\nz"\r\n5,"y\nz"\r\n6, y \r\n')
+    assert sorted(prepared(engine, at_the_end, last, session)) == [(1.0,), (4.0,), (5.0,), (6.0,)]
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_bytes(b'id,v\r\na,1\nb,2\r\nc,3\n')
+    assert sorted(prepared(engine, mixed, ids, session)) == [(1.0,), (2.0,), (3.0,)]
+    lf = tmp_path / "lf.csv"  # the same table as crlf.csv, its rows ending in LF
+    lf.write_bytes(b'id,v\n"p\r\nq",1\n"p\nq",2\nplain,3\nlast,\n')
+    assert _digest(engine, crlf, ids, session) == _digest(engine, lf, ids, session) == content_digest(
+        load_table(lf).frame)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_carriage_return_that_no_line_feed_follows_is_no_misread_row(tmp_path, engine, session):
+    """A bare CR outside quotes ends a row for Arrow's parser (the in-memory and out-of-core engines), where Spark,
+    its rows ending at a line feed, would keep it inside the value: each refuses the file (the others for its short
+    row). Inside quotes the others read it as written; Spark, whose values do not say whether they were quoted,
+    refuses the file and says which engines read it. A file whose lines end in a CR alone is read alike."""
+    ids = Schema((IdentifierColumn("id"), NumericColumn("v", 0, 100)), unit=PrivacyUnit("id", 1))
+    bare = tmp_path / "bare.csv"
+    bare.write_bytes(b'id,v\na\rb,1\nc,2\n')
+    with pytest.raises(DataFileError, match="CR" if engine == "spark" else "the same number of fields"):
+        prepared(engine, bare, ids, session)
+    quoted = tmp_path / "quoted.csv"
+    quoted.write_bytes(b'id,v\r\n"a\rb",1\r\n"a\nb",2\r\nc,3\r\n')
+    if engine == "spark":
+        with pytest.raises(DataFileError, match=r"carriage return \(CR\) that no line feed follows.*in-memory or "
+                                                r"out-of-core engine"):
+            prepared(engine, quoted, ids, session)
+    else:
+        assert prepared(engine, quoted, ids, session) == [(1.0,), (2.0,), (3.0,)]
+    old_mac = tmp_path / "old_mac.csv"
+    old_mac.write_bytes(b'id,v\ra,1\rb,2\r')
+    assert sorted(prepared(engine, old_mac, ids, session)) == [(1.0,), (2.0,)]
