@@ -241,8 +241,8 @@ def test_a_reading_recorded_before_the_last_change_of_how_files_are_read_is_not_
     """Before READING_VERSION 2 the engines read a Parquet file named survey[1].parquet as a pattern (survey1.parquet),
     and the ledger recorded that file's content fingerprint for survey[1].parquet's bytes; before 3 a Spark cluster's
     release of a local path recorded the content of its executors' copies for this machine's bytes; before 4 a Parquet
-    column of bytes was read otherwise (not as its text); before 5 Spark made each CR LF inside a quoted value of a
-    CR LF file an LF. Such a record is not taken, so the file's rows are hashed again."""
+    column of bytes was read otherwise (not as its text). Such a record is not taken, so the file's rows are hashed
+    again."""
     import workbench.core.data.fingerprint as fingerprint
 
     ledger = Ledger(tmp_path / "ledger.sqlite")

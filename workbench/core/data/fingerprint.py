@@ -58,11 +58,9 @@ DIGEST_VERSION = 1
 # of a local path records no reading (its executors each read their own disk's copy, whose content fingerprint was
 # recorded for this machine's bytes: ``SqlData.reads_the_bytes_hashed``); 4 since a Parquet column of bytes (BINARY
 # without its UTF-8 mark) is read as its text by every engine (before: DuckDB's escape text out of core, bad bytes
-# replaced in memory, so its recorded content fingerprint was not the same table's saved as text); 5 since Spark keeps
-# a quoted value's line breaks as written in a file whose lines end in CR LF (it made each CR LF inside one an LF, so
-# its recorded content fingerprint of such a file was not the other engines'). A reading recorded before is not
-# taken: the file is hashed again once
-READING_VERSION = 5
+# replaced in memory, so its recorded content fingerprint was not the same table's saved as text). A reading recorded
+# before is not taken: the file is hashed again once
+READING_VERSION = 4
 
 
 def reading_key(file_format: str, encoding: str | None, delimiter: str | None) -> dict[str, str | int | None]:

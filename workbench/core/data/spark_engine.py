@@ -77,45 +77,6 @@ _NOT_TEXT = "dp-workbench: a byte is not text in the file's encoding"  # raised 
 _NOT_UTF8 = "dp-workbench: a Parquet text value is not UTF-8"  # the same, for a Parquet file's text column
 
 
-_BARE_CR = "dp-workbench: a value holds a carriage return that no line feed follows"  # raised while reading (``_open``)
-
-
-def _line_feed(sample: bytes, encoding: str) -> bool:
-    """Whether the first line of a text file (its first bytes, in ``encoding``) ends in a line feed, alone or after
-    a carriage return; not where it ends in a carriage return alone (an old Mac file), or no line ends in ``sample``."""
-    text = sample.decode(encoding, errors="replace")
-    end = next((i for i, character in enumerate(text) if character in "\r\n"), None)
-    if end is None:
-        return False
-    return text[end] == "\n" or text[end + 1:end + 2] == "\n"
-
-
-def _without_line_end(name: str, last: bool) -> str:
-    """A name of the header without the CR of its CR LF, if it is the row's last (rows end at a line feed)."""
-    return name[:-1] if last and name.endswith("\r") else name
-
-
-def _bare_carriage_return(frame: Any, d: Dialect) -> Any:
-    """Whether a row read with rows ending at a line feed holds a carriage return that no line feed follows, but for
-    the CR of its CR LF at the end of its last value: the other engines (Arrow's parser) end a row at such a CR
-    unless it is quoted, and Spark's values do not say whether they were. A CR LF inside a value can only have been
-    quoted (a line feed ends an unquoted value's row): read alike."""
-    from pyspark.sql import functions as F
-
-    last = len(frame.columns) - 1
-    bare = F.lit(False)
-    for i, name in enumerate(frame.columns):
-        value = F.col(d.quote(name))
-        first = F.instr(value, "\r")  # a search for one character first: most values hold no CR but the last's own
-        if i == last:
-            suspect = (first > 0) & (first < F.length(value))
-            value = F.regexp_replace(value, r"\r\z", "")  # Java's regular expressions: \z, the very end
-        else:
-            suspect = first > 0
-        bare = bare | F.coalesce(F.when(suspect, value.rlike(r"\r(?!\n)")), F.lit(False))
-    return bare
-
-
 _ASCII_PRINTABLE = (33, 126)  # '!' to '~': no character of WHITESPACE is among them (tested)
 
 
@@ -380,7 +341,7 @@ class SparkData(SqlData):
                         bad = bad | ~F.coalesce(F.is_valid_utf8(F.col(self.dialect.quote(name))), F.lit(True))
                     frame = frame.where(F.when(bad, F.raise_error(F.lit(_NOT_UTF8))).otherwise(F.lit(True)))
             else:
-                self.source, line_feed = self._text_format(location)
+                self.source = self._text_format(location)
                 charset = _java_charset(self.source.encoding)
                 if charset not in _SPARK_CHARSETS:  # Spark 4 reads other Java charsets only when asked to
                     self.spark.conf.set("spark.sql.legacy.javaCharsets", "true")
@@ -388,25 +349,11 @@ class SparkData(SqlData):
                           .option("encoding", charset)
                           .option("quote", '"').option("escape", '"').option("inferSchema", False)
                           .option("multiLine", True).option("mode", "FAILFAST"))
-                if line_feed:
-                    # rows end at a line feed, as the file's first line does (LF, or CR LF: a row's last value then
-                    # ends in the CR, which the rule trims as white space). Left to find the line ending itself,
-                    # Spark's parser found CR LF and turned each CR LF inside a quoted value into LF: ids "p<CR LF>q"
-                    # and "p<LF>q" were one person on Spark only, two on the other engines (Arrow's reading keeps a
-                    # quoted value as written)
-                    reader = reader.option("lineSep", "\n")
                 header = reader.option("header", False).csv(pattern).first()
                 if header is None:
                     raise empty_file(self.source.name)
-                names = [_without_line_end(str(name or "").lstrip("\ufeff"), last=i == len(header) - 1 and line_feed)
-                         for i, name in enumerate(header)]
-                check_names(names, self.source.name)
+                check_names([str(name or "").lstrip("\ufeff") for name in header], self.source.name)
                 frame = reader.option("header", True).csv(pattern)
-                if line_feed:
-                    frame = frame.toDF(*[_without_line_end(name, last=i == len(frame.columns) - 1)
-                                         for i, name in enumerate(frame.columns)])
-                    frame = frame.where(F.when(_bare_carriage_return(frame, self.dialect),
-                                               F.raise_error(F.lit(_BARE_CR))).otherwise(F.lit(True)))
                 # Spark's decoder reads bytes that are not text in the file's encoding as U+FFFD, each in its own
                 # value, where the other engines refuse the file (Arrow's check of every byte): here a row holding
                 # U+FFFD stops the reading, refused as not text (``_refused``). So a file that holds U+FFFD itself,
@@ -423,10 +370,9 @@ class SparkData(SqlData):
         except Exception as exc:  # Spark's own exception types (AnalysisException, Py4JJavaError)
             raise DataFileError(f"{self.source.name}: Spark cannot read the file ({first_line(exc)}).") from None
 
-    def _text_format(self, location: str) -> tuple[FileSource, bool]:
+    def _text_format(self, location: str) -> FileSource:
         """The source with a text file's encoding and delimiter as every engine decides them for a release
-        (``io.release_text_format``), from the file's first megabyte, read where Spark reads it; and whether its first
-        line ends in a line feed (LF or CR LF: ``_line_feed``)."""
+        (``io.release_text_format``), from the file's first megabyte, read where Spark reads it."""
         declared, given = self.source.encoding, self.source.delimiter
         usual = TEXT_SUFFIXES.get(Path(location).suffix.lower()) or ","
         sample = self._first_bytes(location)
@@ -436,12 +382,12 @@ class SparkData(SqlData):
                     f"{self.source.name}: this Spark session cannot look at the file's first line from here. Declare "
                     "its encoding and delimiter (--encoding and --delimiter on the command line)."
                 )
-            return replace(self.source, encoding=declared, delimiter=given), False
+            return replace(self.source, encoding=declared, delimiter=given)
         encoding, delimiter = release_text_format(sample, self.source.name, usual, given, declared)
         if _java_charset(encoding) is None:
             raise DataFileError(f"{self.source.name}: the Spark engine reads UTF-8, UTF-16, Latin-1 and Windows-1252 "
                                 f"text, not {encoding}. Save the file as UTF-8.")
-        return replace(self.source, encoding=encoding, delimiter=delimiter), _line_feed(sample, encoding)
+        return replace(self.source, encoding=encoding, delimiter=delimiter)
 
     def _refused(self, exc: BaseException) -> DataFileError | None:
         """The refusal of a file Spark found not to be text (``_NOT_TEXT``, ``_NOT_UTF8``: raised while reading), else
@@ -455,12 +401,6 @@ class SparkData(SqlData):
                 return refusal
             return DataFileError(str(parquet_not_text(self.source.name, "?")).replace(
                 "the column '?' holds", "a text column holds"))
-        if _BARE_CR in str(exc):
-            return DataFileError(
-                f"{self.source.name}: a value holds a carriage return (CR) that no line feed follows. The other engines "
-                "end a row at such a CR unless it is inside quotes, and Spark cannot tell which it is. Release the file "
-                "with the in-memory or out-of-core engine, or save it with LF or CR LF line endings only."
-            )
         if _NOT_TEXT not in str(exc):
             return None
         encoding = self.source.encoding or "utf-8"
