@@ -196,3 +196,25 @@ def test_proposals_for_ids_free_text_and_all_missing(tmp_path):
         "empty": ColumnKind.IGNORED,
         "flag": ColumnKind.CATEGORICAL,
     }
+
+
+def test_a_header_name_longer_than_the_csv_modules_limit_is_split_all_the_same(tmp_path):
+    """The delimiter is the one that splits the header into the most names, counted by the csv module, whose limit
+    of 128 KiB a value raised _csv.Error out of load_table (a helper's review): a long name is now counted like any
+    other, the module's limit put back, and a quote left open is the loader's own refusal."""
+    import csv
+
+    from workbench.core.data.io import detect_delimiter
+
+    limit = csv.field_size_limit()
+    long_name = "a" * 200_000
+    assert detect_delimiter(f"{long_name};b\n1;2\n", ",") == ";"
+    assert detect_delimiter(f'"{long_name}";b\n1;2\n', ",") == ";"
+    assert csv.field_size_limit() == limit
+    path = tmp_path / "long.csv"
+    path.write_text(f"{long_name};b\n1;2\n")
+    assert list(load_table(path).frame.columns) == [long_name, "b"]
+    unclosed = tmp_path / "unclosed.csv"
+    unclosed.write_text(f'"{long_name},b\n1,2\n')
+    with pytest.raises(DataFileError):
+        load_table(unclosed)

@@ -512,10 +512,24 @@ def detect_delimiter(text: str, fallback: str) -> str:
     header = next((line for line in text.splitlines() if line.strip()), "")
     best, most = fallback, 1
     for candidate in dict.fromkeys(fallback + _CANDIDATE_DELIMITERS):
-        names = len(next(csv.reader([header], delimiter=candidate), []))
+        names = _names_in(header, candidate)
         if names > most:
             best, most = candidate, names
     return best
+
+
+def _names_in(header: str, delimiter: str) -> int:
+    """How many names ``delimiter`` splits ``header`` into, as the csv module reads it, whatever their length: its
+    limit of 128 KiB a value (a long name, or a quote left open) raised ``_csv.Error`` past the loader's messages."""
+    try:
+        return len(next(csv.reader([header], delimiter=delimiter), []))
+    except csv.Error:
+        limit = csv.field_size_limit()
+        csv.field_size_limit(max(limit, len(header) + 1))  # the module's only way; put back at once
+        try:
+            return len(next(csv.reader([header], delimiter=delimiter), []))
+        finally:
+            csv.field_size_limit(limit)
 
 
 class _WatchedFile(io.RawIOBase):
