@@ -84,6 +84,26 @@ def test_a_header_without_rows_and_repeated_names_are_refused_by_every_engine(tm
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_names_that_differ_only_in_case_are_read_or_refused_with_what_to_do(tmp_path, engine, session, suffix):
+    """'a' beside 'A' are two columns in memory. Out of core a plan reading both computed 'A''s statistics from 'a'
+    (DuckDB finds a name whatever its case), and Spark stopped with its own AMBIGUOUS_REFERENCE or COLUMN_ALREADY_EXISTS
+    (a helper's review). Both now refuse, saying what to do; out of core a plan reading one of them is read."""
+    path = tmp_path / f"cased.{suffix}"
+    frame = pd.DataFrame({"a": [1, 2], "A": [3, 4], "b": [5, 6]})
+    frame.to_csv(path, index=False) if suffix == "csv" else frame.to_parquet(path, index=False)
+    both, one = Schema((NumericColumn("a", 0, 10), NumericColumn("A", 0, 10))), Schema((NumericColumn("A", 0, 10),))
+    if engine == "memory":
+        assert prepared(engine, path, both, session) == [(1.0, 3.0), (2.0, 4.0)]
+    else:  # out of core a statistic of 'A' was 'a's: the prepared rows named both 'a', as DuckDB finds names
+        with pytest.raises(DataFileError, match=r"(the columns 'A', 'a'|two columns named '[aA]') differ only in "
+                                                r"upper and lower case.*with the in-memory engine"):
+            prepared(engine, path, both, session)
+    if engine != "spark":  # one of them in the plan: read by every engine but Spark, which refuses the file
+        assert prepared(engine, path, one, session) == [(3.0,), (4.0,)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_parquet_nan_is_missing_and_decimals_and_large_integers_are_read_as_stored(tmp_path, engine, session):
     """NaN in a numeric column is missing (out of core it was clamped to the upper bound), NaN in a categorical
     column is missing (not the text 'nan'), a decimal 1.50 is the category 1.5, and a uint64 id 2^64 - 1 is one

@@ -32,7 +32,13 @@ from typing import Any, Callable
 from workbench.core.data.io import TEXT_SUFFIXES, FileState, check_names, first_line, not_utf8, release_text_format
 from workbench.core.data.reading import WHITESPACE
 from workbench.core.data.schema import Schema
-from workbench.core.data.sql_engine import FileSource, Progress, SqlData
+from workbench.core.data.sql_engine import (
+    FileSource,
+    Progress,
+    SqlData,
+    names_alike_but_case,
+    refuse_names_alike_but_case,
+)
 from workbench.core.data.sql_reading import (
     DATE,
     DECIMAL,
@@ -75,6 +81,14 @@ _WHOLE_STAGE = "spark.sql.codegen.wholeStage"
 HUGE_METHODS = "-XX:-DontCompileHugeMethods"
 _NOT_TEXT = "dp-workbench: a byte is not text in the file's encoding"  # raised by Spark while reading (``_open``)
 _NOT_UTF8 = "dp-workbench: a Parquet text value is not UTF-8"  # the same, for a Parquet file's text column
+
+
+def _check_spark_names(names: list[str], file_name: str) -> None:
+    """``io.check_names``, and no two names that differ only in case, of any column of the file: Spark stopped on 'a'
+    beside 'A' with its own words (AMBIGUOUS_REFERENCE, COLUMN_ALREADY_EXISTS) where the in-memory engine reads both
+    (``spark.sql.caseSensitive`` is off by default, and the session's own)."""
+    check_names(names, file_name)
+    refuse_names_alike_but_case(names, file_name)
 
 
 _ASCII_PRINTABLE = (33, 126)  # '!' to '~': no character of WHITESPACE is among them (tested)
@@ -325,7 +339,7 @@ class SparkData(SqlData):
         try:
             if self.source.file_format == "parquet":
                 frame = self.spark.read.parquet(pattern)
-                check_names(list(frame.columns), self.source.name)
+                _check_spark_names(list(frame.columns), self.source.name)
                 frame = self._as_stored(frame, location)
                 # a column of bytes (BINARY without its UTF-8 mark, as legacy writers leave it) is text, as in memory
                 # (``io.parquet_columns_as_stored``) and out of core: Spark's cast keeps the bytes, checked below
@@ -352,7 +366,7 @@ class SparkData(SqlData):
                 header = reader.option("header", False).csv(pattern).first()
                 if header is None:
                     raise empty_file(self.source.name)
-                check_names([str(name or "").lstrip("\ufeff") for name in header], self.source.name)
+                _check_spark_names([str(name or "").lstrip("\ufeff") for name in header], self.source.name)
                 frame = reader.option("header", True).csv(pattern)
                 # Spark's decoder reads bytes that are not text in the file's encoding as U+FFFD, each in its own
                 # value, where the other engines refuse the file (Arrow's check of every byte): here a row holding
@@ -368,6 +382,9 @@ class SparkData(SqlData):
         except DataFileError:
             raise
         except Exception as exc:  # Spark's own exception types (AnalysisException, Py4JJavaError)
+            clash = re.search(r"COLUMN_ALREADY_EXISTS\] The column `([^`]*)`", str(exc))  # a Parquet file's 'a' and 'A'
+            if clash:
+                raise names_alike_but_case(self.source.name, f"two columns named '{clash[1]}'") from None
             raise DataFileError(f"{self.source.name}: Spark cannot read the file ({first_line(exc)}).") from None
 
     def _text_format(self, location: str) -> FileSource:

@@ -19,6 +19,7 @@ Each engine says how it reads and stores the file and runs SQL; everything else 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -95,6 +96,25 @@ class FileSource:
         and delimiter to be decided when Spark opens the file: ``spark_source``)."""
         return self.file_format != "text" or (self.encoding is not None and self.delimiter is not None)
 
+
+
+def refuse_names_alike_but_case(names: Sequence[str], file_name: str) -> None:
+    """Refuse columns whose names differ only in upper and lower case: DuckDB and Spark find a column by its name
+    whatever its case, so that the prepared rows' column 'A' was 'a' (out of core, a statistic of 'A' was computed
+    from 'a' without a word) and Spark stopped with its own words. Names are public: nothing of the data is read."""
+    by_case = Counter(name.lower() for name in names)
+    alike = sorted(name for name in names if by_case[name.lower()] > 1)
+    if alike:
+        raise names_alike_but_case(file_name, f"the columns {', '.join(repr(name) for name in alike[:6])}")
+
+
+def names_alike_but_case(file_name: str, columns: str) -> DataFileError:
+    """The refusal of ``columns`` (their words: "the columns 'A', 'a'") whose names differ only in case."""
+    return DataFileError(
+        f"{file_name}: {columns} differ only in upper and lower case, and the out-of-core and Spark engines find a "
+        "column by its name whatever its case. Give them names that differ otherwise in the file, or release it with "
+        "the in-memory engine."
+    )
 
 class SqlData:
     """Prepared data in a SQL engine: answers ``Aggregate`` requests exactly. Private. Subclasses start the
@@ -284,6 +304,7 @@ class SqlData:
         used = [spec for spec in self.schema.columns if isinstance(spec, (NumericColumn, CategoricalColumn))]
         id_column = self.schema.unit.id_column
         needed = [spec.name for spec in used] + ([id_column] if id_column and id_column not in {s.name for s in used} else [])
+        refuse_names_alike_but_case(needed, self.source.name)
         absent = [n for n in needed if n not in stored]
         if absent:
             raise SchemaError(
