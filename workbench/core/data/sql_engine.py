@@ -97,7 +97,6 @@ class FileSource:
         return self.file_format != "text" or (self.encoding is not None and self.delimiter is not None)
 
 
-
 def refuse_names_alike_but_case(names: Sequence[str], file_name: str) -> None:
     """Refuse columns whose names differ only in upper and lower case: DuckDB and Spark find a column by its name
     whatever its case, so that the prepared rows' column 'A' was 'a' (out of core, a statistic of 'A' was computed
@@ -115,6 +114,7 @@ def names_alike_but_case(file_name: str, columns: str) -> DataFileError:
         "column by its name whatever its case. Give them names that differ otherwise in the file, or release it with "
         "the in-memory engine."
     )
+
 
 class SqlData:
     """Prepared data in a SQL engine: answers ``Aggregate`` requests exactly. Private. Subclasses start the
