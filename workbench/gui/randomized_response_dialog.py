@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -51,6 +52,9 @@ class RandomizedResponseDialog(QDialog):
         self.table.horizontalHeaderItem(2).setToolTip(
             "The central model: one trusted party counts the true answers and adds Laplace noise at the same ε."
         )
+        # each column as wide as its heading and numbers: at Qt's default width the headings were cut short
+        # ("ındomised respo", "± trusted curato")
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.estimate_button = QPushButton("Estimate from collected answers…")
         self.estimate_button.setToolTip("A text file with one randomised answer per line.")
         self.estimates = QLabel()
