@@ -32,13 +32,7 @@ from typing import Any, Callable
 from workbench.core.data.io import TEXT_SUFFIXES, FileState, check_names, first_line, not_utf8, release_text_format
 from workbench.core.data.reading import WHITESPACE
 from workbench.core.data.schema import Schema
-from workbench.core.data.sql_engine import (
-    FileSource,
-    Progress,
-    SqlData,
-    names_alike_but_case,
-    refuse_names_alike_but_case,
-)
+from workbench.core.data.sql_engine import FileSource, Progress, SqlData, refuse_names_alike_but_case
 from workbench.core.data.sql_reading import (
     DATE,
     DECIMAL,
@@ -383,8 +377,12 @@ class SparkData(SqlData):
             raise
         except Exception as exc:  # Spark's own exception types (AnalysisException, Py4JJavaError)
             clash = re.search(r"COLUMN_ALREADY_EXISTS\] The column `([^`]*)`", str(exc))  # a Parquet file's 'a' and 'A'
-            if clash:
-                raise names_alike_but_case(self.source.name, f"two columns named '{clash[1]}'") from None
+            if clash:  # or two 'a': Spark's words do not say which, and the in-memory engine refuses only the latter
+                raise DataFileError(
+                    f"{self.source.name}: two columns are named '{clash[1]}' when upper and lower case are not told "
+                    "apart, as Spark finds a column by its name. Give every column a name of its own in the file, not "
+                    "only by its case; if the two differ in case alone, the in-memory engine reads the file."
+                ) from None
             raise DataFileError(f"{self.source.name}: Spark cannot read the file ({first_line(exc)}).") from None
 
     def _text_format(self, location: str) -> FileSource:

@@ -104,16 +104,11 @@ def refuse_names_alike_but_case(names: Sequence[str], file_name: str) -> None:
     by_case = Counter(name.lower() for name in names)
     alike = sorted(name for name in names if by_case[name.lower()] > 1)
     if alike:
-        raise names_alike_but_case(file_name, f"the columns {', '.join(repr(name) for name in alike[:6])}")
-
-
-def names_alike_but_case(file_name: str, columns: str) -> DataFileError:
-    """The refusal of ``columns`` (their words: "the columns 'A', 'a'") whose names differ only in case."""
-    return DataFileError(
-        f"{file_name}: {columns} differ only in upper and lower case, and the out-of-core and Spark engines find a "
-        "column by its name whatever its case. Give them names that differ otherwise in the file, or release it with "
-        "the in-memory engine."
-    )
+        raise DataFileError(
+            f"{file_name}: the columns {', '.join(repr(name) for name in alike[:6])} differ only in upper and lower "
+            "case, and the out-of-core and Spark engines find a column by its name whatever its case. Give them names "
+            "that differ otherwise in the file, or release it with the in-memory engine."
+        )
 
 
 class SqlData:
