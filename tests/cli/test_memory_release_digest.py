@@ -44,7 +44,7 @@ def test_a_release_the_ledger_refuses_stops_the_hashing(sample_path, sample_plan
         abandoned.append(self)
         real_abandon(self)
 
-    def endless_sums(db, part, names, *versions):  # the hashing is not done when the ledger refuses
+    def endless_sums(db, part, names):  # the hashing is not done when the ledger refuses
         held.append(db)
         return db.execute("SELECT sum(hash(range)) FROM range(10000000000000)").fetchall()
 

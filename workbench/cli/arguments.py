@@ -36,14 +36,12 @@ def data_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace, progress: Callable[[float], None] | None = None,
          plan: ReleasePlan | None = None, columns: Collection[str] | None = None,
-         prepare: BlockPreparer | None = None, hashes_content: bool = True, legacy_digest: bool = False) -> Table:
+         prepare: BlockPreparer | None = None, hashes_content: bool = True) -> Table:
     """The data file as a release reads it: a text file in the encoding declared (``declared_encoding``).
     ``columns``: keep only these, every column hashed as the file is read unless not ``hashes_content``
-    (``load_table``, for version 1 of the digest too where ``legacy_digest``); ``prepare``: a text file's prepared as
-    it is read, their text not kept."""
+    (``load_table``); ``prepare``: a text file's prepared as it is read, their text not kept."""
     return load_table(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan), sheet=args.sheet,
-                      progress=progress, columns=columns, prepare=prepare, hashes_content=hashes_content,
-                      legacy_digest=legacy_digest)
+                      progress=progress, columns=columns, prepare=prepare, hashes_content=hashes_content)
 
 
 def declared_encoding(args: argparse.Namespace, plan: ReleasePlan | None = None) -> str | None:

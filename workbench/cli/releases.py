@@ -28,7 +28,7 @@ from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import (
-    Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, engine_hashes_rows, legacy_digest, release,
+    Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, engine_hashes_rows, release,
 )
 from workbench.core.release.ledger import default_ledger_location, is_server_url
 from workbench.core.release.postprocess import CLAMPED
@@ -118,7 +118,7 @@ def _release(args: argparse.Namespace) -> int:
             say(f"Computing on Spark ({args.spark_master or 'as its configuration says'}): only aggregates come back.")
             ledger, hashes = _ledger_before_reading(args, source, shown)
             with SparkData(source, plan.used_schema(), master=args.spark_master, hashes_content=hashes,
-                           legacy_digest=legacy_digest(ledger), progress=shown.stage("Reading the data file on Spark")) as data:
+                           progress=shown.stage("Reading the data file on Spark")) as data:
                 result = _checked_release(data, source, plan, args, shown, ledger=ledger)
         elif choice is EngineChoice.OUT_OF_CORE or _auto_out_of_core(args, choice, plan):
             source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
@@ -126,7 +126,7 @@ def _release(args: argparse.Namespace) -> int:
                 say("Reading the data file out of core (DuckDB on the file, as asked).")
             ledger, hashes = _ledger_before_reading(args, source, shown)
             with OutOfCoreData(source, plan.used_schema(), memory_limit=args.memory_limit, hashes_content=hashes,
-                               legacy_digest=legacy_digest(ledger), progress=shown.stage("Reading the data file")) as data:
+                               progress=shown.stage("Reading the data file")) as data:
                 result = _checked_release(data, source, plan, args, shown, ledger=ledger)
         else:
             # only the columns the plan reads are kept; every column is hashed for the ledger as the file is read; a
@@ -138,11 +138,8 @@ def _release(args: argparse.Namespace) -> int:
                     and _existing_ledger(args) is not None):
                 source = file_source(args.data, delimiter=delimiter(args), encoding=declared_encoding(args, plan))
                 ledger, hashes = _ledger_before_reading(args, source, shown)
-            elif _existing_ledger(args) is not None:  # asked only whether it records fingerprints of version 1
-                ledger = Ledger(_existing_ledger(args))
             table = load(args, progress=shown.stage("Reading the data file"), plan=plan,
-                         columns=[spec.name for spec in schema.columns], prepare=preparing, hashes_content=hashes,
-                         legacy_digest=legacy_digest(ledger))
+                         columns=[spec.name for spec in schema.columns], prepare=preparing, hashes_content=hashes)
             label_maps = dict(table.label_maps)
             result = _checked_release(table, table, plan, args, shown,
                                       preparing if preparing is not None and preparing.streamed else None,

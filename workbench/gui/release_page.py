@@ -37,7 +37,6 @@ from workbench.core.release import (
     Terms,
     check_categories,
     engine_hashes_rows,
-    legacy_digest,
     release,
 )
 from workbench.core.report import error_words, released_number, reliability_words, write_report
@@ -340,7 +339,7 @@ class ReleasePage(QWidget):
             # bytes are, with the bar showing them read, and Cancel stopping it)
             hashes = engine_hashes_rows(ledger, source, task.reporter(LOOKED_UP))
             with OutOfCoreData(source, plan.used_schema(), progress=task.reporter(OUT_OF_CORE),
-                               hashes_content=hashes, legacy_digest=legacy_digest(ledger)) as data:
+                               hashes_content=hashes) as data:
                 if not synthetic:
                     task.commit()  # the file is read; from here the release is charged and shown, not stopped
                 return release(source, plan, ledger, dataset_budget=None if known else budget, data=data,

@@ -14,7 +14,7 @@ from bad_inputs import DATA, MEDDLED, meddle_while_reading
 
 from workbench.core.data import text_files
 from workbench.core.data.digest_stream import DigestStream
-from workbench.core.data.fingerprint import BOTH, LEGACY_DIGEST_VERSION, content_digest, digest, hashing_connection, text_sums
+from workbench.core.data.fingerprint import content_digest, digest, hashing_connection, text_sums
 from workbench.core.data.io import load_table
 from workbench.core.errors import WorkbenchError
 
@@ -90,26 +90,8 @@ def test_text_sums_add_up_to_the_digest_of_the_frame_also_with_one_row_parts_and
     with hashing_connection(1) as db:
         parts = [text_sums(db, table.slice(i, 1), names) for i in range(len(frame))]
         assert text_sums(db, table.slice(0, 0), names) == (0, 0, 0)
-        both = [text_sums(db, table.slice(i, 1), names, BOTH) for i in range(len(frame))]
     count, first, second = (sum(part[i] for part in parts) for i in range(3))
-    assert digest(names, count, first, second) == content_digest(frame).current
-    assert [part[:3] for part in both] == parts  # this version's sums first, then version 1's
-    legacy = [sum(part[i] for part in both) for i in (3, 4)]
-    assert digest(names, count, *legacy, LEGACY_DIGEST_VERSION) == content_digest(frame, legacy=True).legacy
-
-
-def test_a_stream_hashes_version_1_too_where_asked():
-    frame = shapes(300)
-    names = [name.strip() for name in frame.columns]
-    import pyarrow as pa
-
-    table = pa.Table.from_pandas(frame.astype(str), preserve_index=False)
-    stream = DigestStream(names, kept=[0], part_rows=16, legacy=True)
-    for batch in table.to_batches(max_chunksize=10):
-        stream.add(batch)
-    made = stream.finish().result()
-    assert made == content_digest(frame.astype(str), legacy=True)
-    assert made.legacy is not None and made.current == content_digest(frame.astype(str)).current
+    assert digest(names, count, first, second) == content_digest(frame)
 
 
 @pytest.mark.parametrize("values", [["1", "2.5", "x", "", " NA "] * 240, [str(i / 7) for i in range(1200)]],
@@ -265,11 +247,11 @@ def test_an_abandoned_stream_closes_its_connection_also_while_a_part_is_hashed(m
 
     hashing, go_on, hashed = threading.Event(), threading.Event(), []
 
-    def slow_sums(db, part, names, *versions):
+    def slow_sums(db, part, names):
         hashed.append(part.num_rows)
         hashing.set()
         go_on.wait(60)
-        return text_sums(db, part, names, *versions)
+        return text_sums(db, part, names)
 
     monkeypatch.setattr(digest_stream, "text_sums", slow_sums)
     table = pa.Table.from_pandas(shapes(40).astype(str), preserve_index=False)
@@ -335,7 +317,7 @@ def test_a_part_is_handed_over_at_its_bytes_of_columns_not_kept_and_the_digest_i
 
     handed = []
     real = digest_stream.text_sums
-    monkeypatch.setattr(digest_stream, "text_sums", lambda db, part, names, *versions: handed.append(part) or real(db, part, names, *versions))
+    monkeypatch.setattr(digest_stream, "text_sums", lambda db, part, names: handed.append(part) or real(db, part, names))
     frame = shapes(400).astype(str)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     stream = DigestStream([n.strip() for n in table.column_names], kept=[0], part_rows=1 << 30, part_bytes=part_bytes)
@@ -358,7 +340,7 @@ def test_abandoning_interrupts_the_query_of_the_part_being_hashed(monkeypatch):
 
     started, said, held = threading.Event(), [], []
 
-    def endless_sums(db, part, names, *versions):  # a part that would take hours
+    def endless_sums(db, part, names):  # a part that would take hours
         held.append(db)
         started.set()
         try:

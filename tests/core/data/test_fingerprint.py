@@ -113,8 +113,8 @@ def test_the_same_data_from_another_format_cannot_start_a_fresh_budget(tmp_path,
 
     ledger = Ledger(private_ledger)
     stored = ledger.entries()[0].data["content_fingerprint"]
-    assert stored == ledger.content_fingerprint(load_table(paths["dta"]).frame).current
-    assert stored != content_digest(frame).current.hex()  # keyed: not the plain digest
+    assert stored == ledger.content_fingerprint(load_table(paths["dta"]).frame)
+    assert stored != content_digest(frame).hex()  # keyed: not the plain digest
     out = tmp_path / "ledger.json"
     assert main(["ledger", "export", "--format", "json", "--out", str(out)]) == 0
     assert stored not in out.read_text() and "fingerprint" not in out.read_text()
@@ -130,23 +130,15 @@ def test_every_engine_computes_the_in_memory_digest(tmp_path, spark):
     frame = survey()
     paths = copies(frame, tmp_path)
     expected = content_digest(frame)
-    both = content_digest(frame, legacy=True)  # and version 1's, for a ledger that records fingerprints by it
-    assert both.current == expected.current and expected.legacy is None and both.legacy not in (None, both.current)
     schema = Schema((CategoricalColumn("region", REGIONS),))
     for kind in ("labelled", "indexed", "numbered"):  # in memory as out of core: pandas' row labels no column, an
         assert content_digest(load_table(paths[kind]).frame) == expected, kind  # index named (stored or range) one
     for kind in ("csv", "parquet", "shuffled", "labelled", "indexed", "numbered"):
         with OutOfCoreData(file_source(paths[kind]), schema) as data:
             assert data.content_digest() == expected, kind
-    for kind in ("csv", "parquet", "shuffled"):
-        with OutOfCoreData(file_source(paths[kind]), schema, legacy_digest=True) as data:
-            assert data.content_digest() == both, kind
     for kind in ("csv", "parquet", "labelled", "indexed", "numbered"):
         with SparkData(spark_source(paths[kind]), schema, spark=spark) as data:
             assert data.content_digest() == expected, kind
-    for kind in ("csv", "parquet"):
-        with SparkData(spark_source(paths[kind]), schema, spark=spark, legacy_digest=True) as data:
-            assert data.content_digest() == both, kind
 
 
 @pytest.mark.parametrize("copy", ["shuffled", "labelled", "indexed", "numbered"])
@@ -192,86 +184,3 @@ def test_tokens_made_per_distinct_value_give_the_digest_of_every_row_read_by_its
     made = content_digest(frame)
     monkeypatch.setattr(fingerprint, "_few_distinct", lambda series: None)  # every text column read row by row
     assert content_digest(frame) == made
-
-
-def _ledger_of_version_1(path, frame: pd.DataFrame, tmp_path) -> Ledger:
-    """A ledger as the releases before content digest version 2 left it: 'Labour force' registered with the content
-    fingerprint of ``frame`` by version 1 (its hexadecimal digits alone), and no file's fingerprint."""
-    from workbench.core.privacy import Guarantee
-    from workbench.core.release.ledger import Terms
-    from workbench.core.release.plan import ReleasePlan
-
-    plan = tmp_path / "version-1-plan.json"
-    plan.write_text(json.dumps(count_plan("Labour force")))
-    ledger = Ledger(path)
-    legacy = ledger.content_fingerprint_of(content_digest(frame, legacy=True)).legacy
-    assert legacy is not None and not legacy.startswith("v")
-    ledger.register("Labour force", Guarantee(3, 1e-6, "total budget"), Terms.of(ReleasePlan.load(plan).schema),
-                    content_fingerprint=legacy)
-    assert ledger.holds_legacy_content()
-    return ledger
-
-
-@pytest.mark.parametrize("engine, kind", [("memory", "csv"), ("memory", "sav"), ("memory", "shuffled"),
-                                          ("out-of-core", "csv"), ("out-of-core", "parquet")])
-def test_a_table_a_ledger_recorded_by_version_1_cannot_start_a_fresh_budget(tmp_path, capsys, private_ledger,
-                                                                             engine, kind):
-    """A ledger written before version 2 of the digest records its tables by version 1: each engine computes that
-    version too where the ledger holds such a fingerprint (a text file hashed as it is read, another format read
-    whole, out of core in the same pass), and the same table under another name is refused as before."""
-    frame = survey()
-    paths = copies(frame, tmp_path)
-    ledger = _ledger_of_version_1(private_ledger, frame, tmp_path)
-    entries = len(ledger.entries())
-    plan = tmp_path / "again.json"
-    plan.write_text(json.dumps(count_plan("Labour force again")))
-    assert main(["release", str(paths[kind]), "--plan", str(plan), "--engine", engine, "--out", str(tmp_path / "b"),
-                 "--dataset-budget", "3", "1e-6"]) == 2
-    err = " ".join(capsys.readouterr().err.split())
-    assert "already in the ledger as dataset 'Labour force'" in err
-    assert len(Ledger(private_ledger).entries()) == entries
-
-
-@pytest.mark.parametrize("engine", ["memory", "out-of-core"])
-def test_another_table_beside_version_1_fingerprints_is_recorded_by_version_2(tmp_path, capsys, private_ledger,
-                                                                               engine):
-    frame = survey()
-    _ledger_of_version_1(private_ledger, frame, tmp_path)
-    other = frame.iloc[1:]  # one person fewer: another table
-    other.to_csv(tmp_path / "other.csv", index=False)
-    plan = tmp_path / "other.json"
-    plan.write_text(json.dumps(count_plan("Other")))
-    assert main(["release", str(tmp_path / "other.csv"), "--plan", str(plan), "--engine", engine, "--out",
-                 str(tmp_path / "b"), "--dataset-budget", "3", "1e-6"]) == 0
-    (entry,) = [e for e in Ledger(private_ledger).entries() if e.dataset == "Other" and e.kind == "release"]
-    assert entry.data["content_fingerprint"].startswith("v2:")
-
-
-def test_a_loaded_table_is_fingerprinted_by_version_1_too_only_where_the_ledger_holds_such(tmp_path):
-    frame = survey()
-    fresh = Ledger(tmp_path / "fresh.sqlite")
-    assert not fresh.holds_legacy_content() and fresh.content_fingerprint(frame).legacy is None
-    old = _ledger_of_version_1(tmp_path / "old.sqlite", frame, tmp_path)
-    made = old.content_fingerprint(frame)
-    assert made.legacy == old.content_fingerprint_of(content_digest(frame, legacy=True)).legacy
-    assert made.current == old.content_fingerprint_of(content_digest(frame)).current
-
-
-def test_a_charge_without_version_1_where_the_ledger_holds_it_is_refused(tmp_path):
-    """Where a release did not compute version 1 (an earlier program recorded one while it ran), the charge is
-    refused, never made without the comparison."""
-    from workbench.core.errors import WorkbenchError
-    from workbench.core.privacy import Guarantee
-    from workbench.core.release.ledger import ContentFingerprint, Terms
-    from workbench.core.release.plan import ReleasePlan
-
-    frame = survey()
-    ledger = _ledger_of_version_1(tmp_path / "old.sqlite", frame, tmp_path)
-    plan = ReleasePlan.load(tmp_path / "version-1-plan.json")
-    current = ledger.content_fingerprint_of(content_digest(frame)).current
-    with pytest.raises(WorkbenchError, match="earlier definition"):
-        ledger.register("Other", Guarantee(3, 1e-6, "total budget"), Terms.of(plan.schema),
-                        content_fingerprint=ContentFingerprint(current))
-    with pytest.raises(WorkbenchError, match="already in the ledger as dataset 'Labour force'"):
-        ledger.register("Other", Guarantee(3, 1e-6, "total budget"), Terms.of(plan.schema),
-                        content_fingerprint=ledger.content_fingerprint(frame))

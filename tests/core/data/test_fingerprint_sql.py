@@ -1,8 +1,8 @@
 """The content fingerprint's SQL (issue 39): DuckDB's faster spelling of it (``DuckDBDialect``: md5_number's bytes
-swapped into the two halves and words, each row's text built from its tokens' parts, the number pattern tried only on
-a text that can start a number, the trim checked by two comparisons first) gives every row the sums (version 2) and
-the hash (version 1) that the portable SQL (``Dialect``, the one Spark runs) and Python give it, on values of every
-stored kind chosen to reach each branch; and the digests of a fixed table are the ones ledgers hold."""
+swapped into the two halves, each row's text built from its tokens' parts, the number pattern tried only on a text
+that can start a number, the trim checked by two comparisons first) gives every row the hash that the portable SQL
+(``Dialect``, the one Spark runs) and Python give it, on values of every stored kind chosen to reach each branch;
+and the digest of a fixed table is the one ledgers already hold."""
 
 from __future__ import annotations
 
@@ -18,18 +18,7 @@ import pyarrow as pa
 import pytest
 
 from workbench.core.data import fingerprint
-from workbench.core.data.fingerprint import (
-    BOTH,
-    LEGACY_DIGEST_VERSION,
-    cell_token,
-    column_salts,
-    content_digest,
-    digest,
-    hash_columns,
-    hashed_rows,
-    mixed,
-    token_feature,
-)
+from workbench.core.data.fingerprint import ROW_HASH, cell_token, content_digest, digest, hashed_rows
 from workbench.core.data.reading import MISSING_WORDS, NUMBER, WHITESPACE, read_cell
 from workbench.core.data.sql_reading import (
     DATE,
@@ -46,11 +35,8 @@ from workbench.core.data.sql_reading import (
     token_layers,
 )
 
-# content_digest(edge_frame()) of version 1, as the code before issue 39's DuckDB spelling computed it: ledgers hold
-# this value (their fingerprints recorded without a version)
+# content_digest(edge_frame()) as the code before issue 39's DuckDB spelling computed it: ledgers hold this value
 EDGE_DIGEST = "90084b0f71811d1d811f91150efe6fc2035c710d7fe429259abaf0f3731551aa"
-# and of version 2, as it was first computed: ledgers hold it from then on (a change is a new DIGEST_VERSION)
-EDGE_DIGEST_2 = "2be49f10c9842ac8195b72afee9890e287a9eebc8b2c69c66fbc0bcd8f491124"
 
 
 def edge_texts(rng: np.random.Generator, rows: int) -> list[str | None]:
@@ -105,62 +91,50 @@ def edge_frame(rows: int = 4_000, seed: int = 39) -> pd.DataFrame:
     })
 
 
-def python_row_hash(names: list[str], row: tuple) -> tuple[int, int, int, int]:
-    """A row's sums by version 2's definition, in Python: each value's feature (``token_feature`` of its token,
-    ``read_cell``, ``cell_token``) mixed with its column's name (``mixed``, ``column_salts``) and added up; then its
-    hash by version 1's: its tokens in the order of the sorted column names, joined by U+001F, hashed by MD5, the
-    hash's first and last 8 bytes each read big-endian."""
-    tokens = [cell_token(read_cell(value)) for value in row]
-    parts = [mixed(token_feature(token), column_salts(name)) for name, token in zip(names, tokens)]
-    md5 = hashlib.md5("\x1f".join(token or "" for _, token in sorted(zip(names, tokens))).encode("utf-8")).digest()
-    return (sum(a for a, _ in parts), sum(b for _, b in parts), int.from_bytes(md5[:8], "big"),
-            int.from_bytes(md5[8:], "big"))
-
-
-def python_digests(frame: pd.DataFrame) -> tuple[bytes, bytes]:
-    """Both versions' digests by their definitions, in Python: the rows' sums (``python_row_hash``) added up."""
+def python_digest(frame: pd.DataFrame) -> bytes:
+    """The digest by its definition, in Python: each row's tokens (``read_cell``, ``cell_token``) in the order of the
+    sorted column names, joined by U+001F, hashed by MD5; the hashes' first and last 8 bytes, each big-endian,
+    added up."""
     names = [str(column).strip() for column in frame.columns]
-    columns = [frame.iloc[:, i].to_numpy(dtype=object, na_value=None) for i in range(len(names))]
-    sums = [0, 0, 0, 0]
+    order = sorted(range(len(names)), key=lambda i: names[i])
+    columns = [frame.iloc[:, i].to_numpy(dtype=object, na_value=None) for i in order]
+    first = second = 0
     for row in zip(*columns):
-        sums = [a + b for a, b in zip(sums, python_row_hash(names, row))]
-    return (digest(names, len(frame), sums[0], sums[1]),
-            digest(names, len(frame), sums[2], sums[3], LEGACY_DIGEST_VERSION))
+        text = "\x1f".join(cell_token(read_cell(value)) or "" for value in row)
+        md5 = hashlib.md5(text.encode("utf-8")).digest()
+        first += int.from_bytes(md5[:8], "big")
+        second += int.from_bytes(md5[8:], "big")
+    return digest(names, len(frame), first, second)
 
 
-def test_the_digests_are_the_ones_ledgers_hold_and_their_definitions():
+def test_the_digest_is_the_one_ledgers_hold_and_its_definition():
     frame = edge_frame()
-    made = content_digest(frame, legacy=True)
-    assert made.legacy.hex() == EDGE_DIGEST
-    assert made.current.hex() == EDGE_DIGEST_2
-    assert (made.current, made.legacy) == python_digests(frame)
-    assert content_digest(frame).current == made.current and content_digest(frame).legacy is None
+    made = content_digest(frame)
+    assert made.hex() == EDGE_DIGEST
+    assert made == python_digest(frame)
 
 
 def test_the_digest_is_the_same_with_text_columns_read_row_by_row(monkeypatch):
     frame = edge_frame(1_000, seed=5)
-    made = content_digest(frame, threads=1, legacy=True)
+    made = content_digest(frame, threads=1)
     monkeypatch.setattr(fingerprint, "_few_distinct", lambda series: None)
-    assert content_digest(frame, legacy=True) == made
-    assert (made.current, made.legacy) == python_digests(frame)
+    assert content_digest(frame) == made == python_digest(frame)
 
 
-def _row_hashes(d: Dialect, table: pa.Table, kinds: dict[str, str]) -> list[tuple[int, ...]]:
-    """Each row's sums of both versions by ``hashed_rows`` in dialect ``d``, in the table's order."""
+def _row_hashes(d: Dialect, table: pa.Table, kinds: dict[str, str]) -> list[tuple[int, int]]:
+    """Each row's two halves by ``hashed_rows`` in dialect ``d``, in the table's order."""
     columns = [(name, StoredColumn(d.quote(name), kind)) for name, kind in kinds.items()]
-    query = hashed_rows(d, columns, "dp_table", extra=["dp_i AS dp_i"], versions=BOTH)
+    query = hashed_rows(d, columns, "dp_table", extra=["dp_i AS dp_i"])
     with duckdb.connect() as db:
         db.register("dp_table", table.append_column("dp_i", pa.array(range(len(table)), pa.int64())))
-        rows = db.execute(f"SELECT dp_i, {', '.join(hash_columns(BOTH))} FROM ({query}) AS hashed ORDER BY dp_i"
-                          ).fetchall()
-    return [tuple(int(v) % (1 << 64) for v in row[1:]) for row in rows]
+        rows = db.execute(f"SELECT dp_i, {', '.join(ROW_HASH)} FROM ({query}) AS hashed ORDER BY dp_i").fetchall()
+    return [(int(a), int(b)) for _, a, b in rows]
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_row_has_the_same_hash_halves_in_both_spellings_and_in_python(seed):
-    """Row by row, not only their sums: the halves' and words' byte order (md5_number reads the digest's bytes
-    little-endian), each token's parts and each value's feature, for text, whole and other numbers, truth values,
-    dates, timestamps and decimals."""
+    """Row by row, not only their sums: the halves' byte order (md5_number reads the digest's bytes little-endian)
+    and each token's parts, for text, whole and other numbers, truth values, dates, timestamps and decimals."""
     rng = np.random.default_rng(seed)
     rows = 6_000
     floats = edge_floats(rng, rows)
@@ -181,8 +155,12 @@ def test_every_row_has_the_same_hash_halves_in_both_spellings_and_in_python(seed
     kinds = {"t": TEXT, "f": FLOAT, "i": INTEGER, "u": INTEGER, "b": TRUTH, "d": DATE, "s": TIMESTAMP, "m": DECIMAL}
     fast = _row_hashes(DuckDBDialect(), table, kinds)
     assert fast == _row_hashes(Dialect(), table, kinds)
-    names = list(kinds)
-    python = [python_row_hash(names, row) for row in zip(*(table[name].to_pylist() for name in names))]
+    names = sorted(kinds)
+    values = zip(*(table[name].to_pylist() for name in names))
+    python = []
+    for row in values:
+        md5 = hashlib.md5("\x1f".join(cell_token(read_cell(v)) or "" for v in row).encode("utf-8")).digest()
+        python.append((int.from_bytes(md5[:8], "big"), int.from_bytes(md5[8:], "big")))
     assert fast == python
 
 
@@ -232,17 +210,15 @@ def _tokens(d: Dialect, table: pa.Table, name: str, kind: str) -> list[str | Non
         carried = [*carried, *(expression.rsplit(" AS ", 1)[-1] for expression in layer)]
     with duckdb.connect() as db:
         db.register("dp_table", table.append_column("dp_i", pa.array(range(len(table)), pa.int64())))
-        rows = db.execute(f"SELECT {token.sql}, concat({token.mark}, {token.rest}), {token.feature} FROM {query} "
-                          "ORDER BY dp_i").fetchall()
-    assert all(whole == (parts or None) for whole, parts, _ in rows)  # the token and its two parts joined
-    assert all(feature == token_feature(whole) for whole, _, feature in rows)  # and its feature, Python's of it
-    return [whole for whole, _, _ in rows]
+        rows = db.execute(f"SELECT {token.sql}, concat({token.mark}, {token.rest}) FROM {query} ORDER BY dp_i").fetchall()
+    assert all(whole == (parts or None) for whole, parts in rows)  # the token and its two parts joined
+    return [whole for whole, _ in rows]
 
 
 def test_a_number_is_rounded_alike_by_its_bits_in_duckdb_by_log2_and_pow_and_in_python():
     """DuckDB rounds a number to 33 significant bits from the double's own bits (``DuckDBDialect.rounded_layers``),
-    the portable SQL (Spark's) by log2 and pow: every token and feature is the same in both and as Python's, on
-    hundreds of thousands of doubles, stored as floats and as text."""
+    the portable SQL (Spark's) by log2 and pow: every token is the same in both and as Python's, on hundreds of
+    thousands of doubles, stored as floats and as text."""
     values = many_doubles()
     assert len(values) > 300_000 and np.any(np.abs(values[values != 0]) < 2.0**-1022)
     python = [fingerprint.number_token(float(v)) for v in values]

@@ -170,7 +170,7 @@ def test_a_cluster_reading_a_local_path_hashes_the_rows_it_read_and_records_no_r
         release(on_an_executor, _plan(row_level()), ledger, dataset_budget=BUDGET, data=data)
     (bytes_here, first, read_as), (bytes_again, second, again) = _recorded(ledger)
     assert bytes_here == bytes_again and read_as is not None and again is None
-    assert second == Ledger(ledger.path).content_fingerprint(load_table(stale).frame).current != first
+    assert second == Ledger(ledger.path).content_fingerprint(load_table(stale).frame) != first
 
 
 def test_an_empty_file_is_refused_without_hashing_too(tmp_path):
@@ -444,7 +444,7 @@ def _digest_streams(monkeypatch) -> list[int]:
         stream(self, *args, **kwargs)
 
     monkeypatch.setattr(digest_stream.DigestStream, "__init__", init)
-    monkeypatch.setattr(digest_stream, "digest_in_background", lambda frame, **options: made.append(1) or whole(frame, **options))
+    monkeypatch.setattr(digest_stream, "digest_in_background", lambda frame: made.append(1) or whole(frame))
     hashed = Ledger.content_fingerprint
     monkeypatch.setattr(Ledger, "content_fingerprint", lambda self, *a, **k: made.append(1) or hashed(self, *a, **k))
     return made

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import pandas as pd
 
-from workbench.core.data.fingerprint import BOTH, CURRENT, ContentDigest, content_digest, digests, hashing_connection, text_sums
+from workbench.core.data.fingerprint import content_digest, digest, hashing_connection, text_sums
 
 if TYPE_CHECKING:
     import duckdb
@@ -41,10 +41,10 @@ HASHING_THREADS = 1  # DuckDB's threads: the other core reads the file, then com
 class PendingDigest:
     """A content digest being hashed beside the caller: its ``result`` once hashed, or ``abandon`` it."""
 
-    def __init__(self, future: "Future[ContentDigest]", abandon: Callable[[], None]) -> None:
+    def __init__(self, future: "Future[bytes]", abandon: Callable[[], None]) -> None:
         self._future, self._abandon = future, abandon
 
-    def result(self) -> ContentDigest:
+    def result(self) -> bytes:
         return self._future.result()
 
     def done(self) -> bool:
@@ -59,14 +59,12 @@ class PendingDigest:
 class DigestStream:
     """Hashes the blocks of a text table (every column text, named ``names`` as stripped) given to ``add``, in a
     thread beside the caller's; ``finish`` gives the digest of them all. ``kept``: the places of the columns the
-    caller keeps (those cost no memory while they wait). ``legacy``: version 1's digest too
-    (``fingerprint.ContentDigest``)."""
+    caller keeps (those cost no memory while they wait)."""
 
     def __init__(self, names: Sequence[str], kept: Sequence[int], *, part_rows: int = PART_ROWS,
                  part_bytes: int = PART_BYTES, waiting_bytes: int = WAITING_BYTES,
-                 threads: int = HASHING_THREADS, legacy: bool = False) -> None:
+                 threads: int = HASHING_THREADS) -> None:
         self._names = [str(name) for name in names]
-        self._versions = BOTH if legacy else CURRENT
         keeping = set(kept)
         self._dropped = [i for i in range(len(self._names)) if i not in keeping]
         self._part_rows, self._part_bytes = part_rows, part_bytes
@@ -140,22 +138,23 @@ class DigestStream:
         while self._waiting and self._waiting[0][0].done():
             self._waiting.popleft()
 
-    def _hash(self, part: pa.Table) -> tuple[int, ...]:
+    def _hash(self, part: pa.Table) -> tuple[int, int, int]:
         with self._using_db:
             if self._stopped.is_set():
-                return (0,) * (1 + 2 * len(self._versions))
+                return 0, 0, 0
             if self._db is None:
                 self._db = hashing_connection(self._threads)
-            return text_sums(self._db, part, self._names, self._versions)
+            return text_sums(self._db, part, self._names)
 
-    def _digest(self) -> ContentDigest:
+    def _digest(self) -> bytes:
         try:
-            total = [0] * (1 + 2 * len(self._versions))
+            count = first = second = 0
             for sums in self._sums:  # all done: the thread hashes in order, and this is its last task
-                total = [a + b for a, b in zip(total, sums.result())]
+                c, f, s = sums.result()
+                count, first, second = count + c, first + f, second + s
             if self._stopped.is_set():  # a part started after ``abandon`` hashed nothing: its sums are no digest
                 raise CancelledError("the content digest was abandoned")
-            return digests(self._names, total, self._versions)
+            return digest(self._names, count, first, second)
         finally:
             with self._using_db:
                 self._close()
@@ -166,13 +165,13 @@ class DigestStream:
             self._db = None
 
 
-def digest_in_background(frame: pd.DataFrame, threads: int = HASHING_THREADS, legacy: bool = False) -> PendingDigest:
+def digest_in_background(frame: pd.DataFrame, threads: int = HASHING_THREADS) -> PendingDigest:
     """``content_digest`` of a whole frame, in a thread beside the caller's (a file of another format, loaded whole
     and then narrowed to the plan's columns: the frame is let go once hashed). Abandoned, it is not started if it
     has not been (a whole frame is one query: one that has started ends by itself)."""
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="content-digest")
     try:
-        hashed = pool.submit(content_digest, frame, threads, legacy)
+        hashed = pool.submit(content_digest, frame, threads)
         return PendingDigest(hashed, hashed.cancel)
     finally:
         pool.shutdown(wait=False)

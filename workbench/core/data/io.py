@@ -181,7 +181,6 @@ def load_table(
     columns: Collection[str] | None = None,
     prepare: "PreparesBlocks | None" = None,
     hashes_content: bool = True,
-    legacy_digest: bool = False,
 ) -> Table:
     """Read ``path`` by its suffix; a text file in the encoding given (``GUESS``: guessed, to look at it), else
     as its byte-order mark says, else as UTF-8 (``text_encoding``), split by the delimiter given or its header's.
@@ -202,8 +201,6 @@ def load_table(
     ``hashes_content=False`` (with ``columns``): nothing is hashed, where the ledger records the content
     fingerprint of these very bytes read so (``Table.read_as``; ``run.engine_hashes_rows``), which a release then
     takes (``Table.hashes_content``). Only for a CSV, TSV or Parquet file: any other is hashed all the same.
-    ``legacy_digest``: that digest hashed for version 1 too (``fingerprint.ContentDigest``: where the ledger records
-    fingerprints of that version, ``Ledger.holds_legacy_content``).
     """
     path = local_path(path)
     if not path.exists():
@@ -217,7 +214,7 @@ def load_table(
         before = FileState.of(path)
         if suffix in TEXT_SUFFIXES:
             table = _load_text(path, delimiter or TEXT_SUFFIXES[suffix], encoding, delimiter, progress, keep=columns,
-                               prepare=prepare, hashes_content=hashes_content, legacy_digest=legacy_digest)
+                               prepare=prepare, hashes_content=hashes_content)
         else:
             table = _load_binary(path, OTHER_SUFFIXES[suffix], sheet)
         after = FileState.of(path)
@@ -238,8 +235,7 @@ def load_table(
         table.abandon_digest()
         raise
     if columns is not None and table.pending_digest is None and table.hashes_content:
-        table = _narrowed(table, columns, hashes_content=hashes_content or table.read_as is None,
-                          legacy_digest=legacy_digest)
+        table = _narrowed(table, columns, hashes_content=hashes_content or table.read_as is None)
     return replace(table, state=before)
 
 
@@ -254,15 +250,14 @@ def _kept(names: list[str], columns: Collection[str]) -> list[int]:
     return places or [0]
 
 
-def _narrowed(table: Table, columns: Collection[str], hashes_content: bool = True,
-              legacy_digest: bool = False) -> Table:
+def _narrowed(table: Table, columns: Collection[str], hashes_content: bool = True) -> Table:
     """A table loaded whole, narrowed to ``columns`` (``_kept``), the whole frame hashed in a thread beside unless
-    ``hashes_content`` is False (for version 1 of the digest too where ``legacy_digest``)."""
+    ``hashes_content`` is False."""
     from workbench.core.data.digest_stream import digest_in_background
     from workbench.core.data.fingerprint import mark_narrowed
 
     kept = _kept(list(table.columns), columns)
-    hashed = digest_in_background(table.frame, legacy=legacy_digest) if hashes_content else None
+    hashed = digest_in_background(table.frame) if hashes_content else None
     # by place: a label that is no text (an Excel header cell holding 2020) is not its name as text
     return replace(table, frame=mark_narrowed(table.frame.iloc[:, kept]), pending_digest=hashed,
                    hashes_content=hashes_content)
@@ -575,7 +570,7 @@ class _WatchedFile(io.RawIOBase):
 def _load_text(
     path: Path, delimiter: str | None, encoding: str | None, explicit: str | None, progress: Progress | None = None,
     rows: int | None = None, keep: Collection[str] | None = None, prepare: "PreparesBlocks | None" = None,
-    hashes_content: bool = True, legacy_digest: bool = False,
+    hashes_content: bool = True,
 ) -> Table:
     with path.open("rb") as handle:
         sample = handle.read(_SNIFF_BYTES)
@@ -591,8 +586,7 @@ def _load_text(
         if keep is None:
             frame = read_table(open_file, text_format, path.name, rows).to_pandas()
         else:
-            frame, hashed = _read_kept(open_file, text_format, path.name, keep, prepare, hashes_content,
-                                       legacy_digest)
+            frame, hashed = _read_kept(open_file, text_format, path.name, keep, prepare, hashes_content)
     except FileNotFoundError:
         raise
     except OSError as exc:
@@ -613,11 +607,11 @@ STREAMED_HASHING_THREADS = 2
 
 def _read_kept(open_file: Callable[[], BinaryIO], text_format: TextFormat, file_name: str,
                columns: Collection[str], prepare: "PreparesBlocks | None" = None,
-               hashes_content: bool = True, legacy_digest: bool = False) -> "tuple[pd.DataFrame, PendingDigest | None]":
+               hashes_content: bool = True) -> "tuple[pd.DataFrame, PendingDigest | None]":
     """The ``columns`` of a text file (``_kept``), marked narrowed, and the digest of all of its columns, hashed
     block by block as the file is read (``digest_stream``; None, every block read and refused alike, unless
     ``hashes_content``). With ``prepare``, when the file holds every one of ``columns``: each block of them
-    prepared as it is read, the frame their names alone (no row). ``legacy_digest``: as ``load_table``'s."""
+    prepared as it is read, the frame their names alone (no row)."""
     from workbench.core.data.digest_stream import DigestStream
     from workbench.core.data.fingerprint import mark_narrowed
 
@@ -631,9 +625,9 @@ def _read_kept(open_file: Callable[[], BinaryIO], text_format: TextFormat, file_
         hashing = None
     elif streamed:
         hashing = DigestStream(stripped, (), part_bytes=STREAMED_WAITING_BYTES, waiting_bytes=STREAMED_WAITING_BYTES,
-                               threads=STREAMED_HASHING_THREADS, legacy=legacy_digest)
+                               threads=STREAMED_HASHING_THREADS)
     else:
-        hashing = DigestStream(stripped, kept, legacy=legacy_digest)
+        hashing = DigestStream(stripped, kept)
     hashed = hashing.add if hashing is not None else _unhashed
     try:
         if streamed:

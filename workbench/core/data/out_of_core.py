@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
-from workbench.core.data.fingerprint import digest_query, hash_columns
+from workbench.core.data.fingerprint import ROW_HASH, digest_query
 from workbench.core.data.io import TEXT_SUFFIXES, FileState, first_line, local_path, release_text_format
 from workbench.core.data.schema import Schema
 from workbench.core.data.sql_engine import FileSource, Progress, SqlData
@@ -323,14 +323,14 @@ class OutOfCoreData(SqlData):
 
     ``memory_limit`` (e.g. "2GB") caps DuckDB's memory; what does not fit is spilled to disk.
     ``progress`` hears the fraction of the file prepared; raising from it (``Cancelled``) stops the work.
-    ``hashes_content``, ``legacy_digest``: as ``SqlData``'s.
+    ``hashes_content``: as ``SqlData.hashes_content``.
     """
 
     dialect = DuckDBDialect()  # DuckDB's own functions where the portable SQL is slower (the row hash, the number test)
 
     def __init__(self, source: FileSource, schema: Schema, *, memory_limit: str | None = None,
                  threads: int | None = None, progress: Callable[[float], None] | None = None,
-                 hashes_content: bool = True, legacy_digest: bool = False) -> None:
+                 hashes_content: bool = True) -> None:
         import duckdb
 
         schema.validate()
@@ -338,7 +338,6 @@ class OutOfCoreData(SqlData):
         self.schema = schema
         self.source = source
         self.hashes_content = hashes_content
-        self.legacy_digest = legacy_digest
         self._engine_folder = EngineFolder()
         self._folder = self._engine_folder.path
         config: dict[str, Any] = {
@@ -470,8 +469,7 @@ class OutOfCoreData(SqlData):
 
     def _store_digested(self, name: str, query: str, digest: str, progress: Progress | None) -> tuple:
         # a text file's rows with their hashes added up part by part, when ``digest`` adds up just those
-        if self._text_rows is not None and _TEXT_ROWS in query and \
-                digest == digest_query(self.dialect, name, self._digest_versions):
+        if self._text_rows is not None and _TEXT_ROWS in query and digest == digest_query(self.dialect, name):
             rows, self._text_rows = self._text_rows, None
             return self._store_text(name, query, rows, progress, digested=True)
         return super()._store_digested(name, query, digest, progress)
@@ -488,7 +486,7 @@ class OutOfCoreData(SqlData):
         rows uncompressed until one), so that what the stored rows take grows by a quarter of what it did
         (2,000,000 rows of the benchmark table: 50 MB compressed, 200 MB not).
 
-        ``digested``: the rows' hashes (``hash_columns``) are counted and added up part by part (``digest_query`` of
+        ``digested``: the rows' hashes (``ROW_HASH``) are counted and added up part by part (``digest_query`` of
         each part, summed exactly here) and not stored: they are only ever added up, and two random 64-bit
         numbers a row do not compress (16 bytes a row kept: 1 GB of a 64,000,000-row file, beyond a 1 GB memory
         limit and spilled). Returns ``digest_query``'s row for all the rows (empty when not ``digested``)."""
@@ -524,8 +522,7 @@ class OutOfCoreData(SqlData):
         parser = threading.Thread(target=parse, name="out-of-core-parse", daemon=True)
         parser.start()
         made = False
-        versions = self._digest_versions
-        sums: tuple = (0, *(None for _ in hash_columns(versions)))
+        sums: tuple = (0, None, None)
         try:
             while True:
                 part = parts.get()
@@ -545,8 +542,8 @@ class OutOfCoreData(SqlData):
                 finally:
                     self._db.unregister(_TEXT_ROWS)
                 if digested:
-                    sums = _added(sums, self._all(digest_query(self.dialect, _PART, versions))[0])
-                    kept = f"SELECT * EXCLUDE ({', '.join(hash_columns(versions))}) FROM {_PART}"
+                    sums = _added(sums, self._all(digest_query(self.dialect, _PART))[0])
+                    kept = f"SELECT * EXCLUDE ({', '.join(ROW_HASH)}) FROM {_PART}"
                     self._run(f"INSERT INTO {name} {kept}" if made else f"CREATE TABLE {name} AS {kept}", None)
                     self._run(f"DROP TABLE {_PART}", None)
                 made = True

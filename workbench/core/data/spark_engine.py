@@ -156,9 +156,6 @@ class SparkDialect(Dialect):
         # a BigInteger at every read (a tenth of the reading's processor time)
         return tuple(f"CAST(conv(substr({digest}, {start}, 16), 16, -10) AS BIGINT)" for start in (1, 17))  # type: ignore[return-value]
 
-    def md5_words(self, digest: str) -> tuple[str, str]:
-        return tuple(f"CAST(conv(substr({digest}, {start}, 8), 16, 10) AS BIGINT)" for start in (1, 9))  # type: ignore[return-value]
-
     def exact_sum(self, unsigned: str) -> str:
         # the sum of 64-bit integers as three sums of their 22-bit pieces, each a long that cannot overflow below
         # 2^41 rows, put together as a decimal: exact, where a sum of longs overflows (an error with ANSI SQL) and
@@ -273,19 +270,18 @@ class SparkData(SqlData):
 
     ``spark`` is a running SparkSession (tests share one); without it, the one running in this process, or else
     one started with ``master`` (default: Spark's own configuration, else local mode on every core) and stopped
-    on ``close``. ``hashes_content``, ``legacy_digest``: as ``SqlData``'s.
+    on ``close``. ``hashes_content``: as ``SqlData.hashes_content``.
     """
 
     dialect = SparkDialect()
     _exact_rows = 1 << 41  # its sums of 22-bit pieces in longs (``SparkDialect.exact_sum``)
 
     def __init__(self, source: FileSource, schema: Schema, *, spark: Any = None, master: str | None = None,
-                 progress: Progress | None = None, hashes_content: bool = True, legacy_digest: bool = False) -> None:
+                 progress: Progress | None = None, hashes_content: bool = True) -> None:
         schema.validate()
         self.schema = schema
         self.source = source
         self.hashes_content = hashes_content
-        self.legacy_digest = legacy_digest
         if spark is None:
             from workbench.core.data.spark_quiet import ignore_pandas_version_warning
 

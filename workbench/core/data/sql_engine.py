@@ -40,7 +40,7 @@ from workbench.core.data.aggregates import (
     RankSlots,
     Rint,
 )
-from workbench.core.data.fingerprint import BOTH, CURRENT, ContentDigest, digest_query, digests, hash_columns, hashed_rows, reading_key
+from workbench.core.data.fingerprint import ROW_HASH, digest, digest_query, hashed_rows, reading_key
 from workbench.core.data.io import FileState, check_names
 from workbench.core.data.reading import LEFT_OUT, CategoryMatcher, CategoryPresence
 from workbench.core.data.schema import CategoricalColumn, MissingAction, NumericColumn, Schema
@@ -123,9 +123,6 @@ class SqlData:
     # whether the first pass hashes every row for the content digest; not where the ledger already records the
     # content fingerprint of this very file (``Ledger.recorded_content_fingerprint``): hashing is most of that pass
     hashes_content: bool = True
-    # whether that pass hashes the rows for version 1 of the digest too: where the ledger records fingerprints of
-    # that version, which only it recognises (``Ledger.holds_legacy_content``)
-    legacy_digest: bool = False
     # whether the rows read are the bytes of the file on this machine that the ledger hashes (``Ledger.fingerprint``):
     # not so where a cluster's executors each open a local path on their own disk (``SparkData``). Where not, the
     # rows are hashed, and the release records no reading of the file for a later one to take
@@ -260,20 +257,13 @@ class SqlData:
             answers[key] = Answer(cells[held], [int(rows[i][column]) for i in held], request.size)
         return answers
 
-    def content_digest(self) -> ContentDigest:
+    def content_digest(self) -> bytes:
         """The digest of the file's content (``fingerprint``), the in-memory engine's for the same table."""
         if not self.hashes_content:
             raise ValueError("this engine was opened without hashing the file's rows (its content fingerprint is "
                              "the ledger's): it has no content digest")
-        # added up once, with the count of the file's rows
-        return digests([name.strip() for name, _ in self._file_columns], self._file_digest, self._digest_versions)
-
-    @property
-    def _digest_versions(self) -> tuple[int, ...]:
-        """The versions of the content digest the first pass computes (``fingerprint.hashed_rows``)."""
-        if not self.hashes_content:
-            return ()
-        return BOTH if self.legacy_digest else CURRENT
+        count, first, second = self._file_digest  # added up once, with the count of the file's rows
+        return digest([name.strip() for name, _ in self._file_columns], count, first, second)
 
     def category_presence(self, spec: CategoricalColumn) -> CategoryPresence:
         """Which public categories the file's values fall in, and the texts of those outside, from every row
@@ -343,9 +333,8 @@ class SqlData:
                 kind = CLEAN if stored[name].kind == TEXT else stored[name].kind
                 self._stored[name] = StoredColumn(f"dp_c{i}", kind, stored[name].zoned)
         everything = [(name.strip(), column) for name, column in self._file_columns]
-        versions = self._digest_versions
-        read = hashed_rows(d, everything, self._source(), keep, extra, versions=versions)
-        hashes = hash_columns(versions) if versions else []
+        read = hashed_rows(d, everything, self._source(), keep, extra, hashed=self.hashes_content)
+        hashes = list(ROW_HASH) if self.hashes_content else []
         self._presence: dict[str, tuple[CategoricalColumn, str, str]] = {}
         if id_column is None:
             # one row is one person: the rows are stored prepared in the same pass (categories as their bins, with
@@ -366,8 +355,7 @@ class SqlData:
             read = f"SELECT {', '.join(kept)} FROM ({read}) AS source {' '.join(joins)}"
         # the rows counted and their hashes added up in one pass (``content_digest``)
         if self.hashes_content:
-            self._file_digest = self._store_digested("file_rows", read, digest_query(d, "file_rows", versions),
-                                                     progress)
+            self._file_digest = self._store_digested("file_rows", read, digest_query(d, "file_rows"), progress)
         else:
             counted = self._store_digested("file_rows", read, "SELECT count(*) FROM file_rows", progress)
             self._file_digest = (counted[0], None, None)

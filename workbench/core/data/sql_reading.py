@@ -22,7 +22,6 @@ from workbench.core.errors import DataFileError
 TEXT, INTEGER, FLOAT, DECIMAL, TRUTH, DATE, TIMESTAMP, OTHER = (
     "text", "integer", "float", "decimal", "truth", "date", "timestamp", "other")
 TOKEN = "token"  # a column of values already turned into tokens (``fingerprint``)
-FEATURE = "feature"  # a column of values already turned into their features (``token_feature``): BIGINT, NULL missing
 CLEAN = "clean"  # text already read by the rule: trimmed, NULL where missing (the engines' stored copy of a file)
 NUMBERS = (INTEGER, FLOAT, DECIMAL)
 EMPTY = "''"
@@ -123,12 +122,6 @@ class Dialect:
         digits), as unsigned 64-bit integers."""
         return self.hex_number(f"substr({digest}, 1, 16)"), self.hex_number(f"substr({digest}, 17, 16)")
 
-    def md5_words(self, digest: str) -> tuple[str, str]:
-        """An ``md5`` digest's first and second 4 bytes, each read big-endian, as two BIGINT from 0 to 2^32 - 1
-        (``feature``)."""
-        return tuple(f"CAST({self.hex_number(f'substr({digest}, {start}, 8)')} AS BIGINT)"  # type: ignore[return-value]
-                     for start in (1, 9))
-
     def exact_sum(self, unsigned: str) -> str:
         """The exact sum of a column of ``hex_number``s."""
         return f"sum(CAST({unsigned} AS HUGEINT))"
@@ -195,12 +188,6 @@ class DuckDBDialect(Dialect):
         high = f"CAST({digest} >> 64 AS UBIGINT)"
         return _byte_swapped(low), _byte_swapped(high)
 
-    def md5_words(self, digest: str) -> tuple[str, str]:
-        # md5_number reads the digest's bytes as one little-endian 128-bit integer: bytes 1-4 are its low 32 bits and
-        # bytes 5-8 the next, each with its bytes' order reversed here (no hexadecimal digits written and read back)
-        return (_word_swapped(f"CAST({digest} & CAST({(1 << 32) - 1} AS UHUGEINT) AS BIGINT)"),
-                _word_swapped(f"CAST(({digest} >> 32) & CAST({(1 << 32) - 1} AS UHUGEINT) AS BIGINT)"))
-
     def rounded_layers(self, n: str, w: str, alias: str) -> tuple[list[list[str]], str]:
         # from the double's own bits (a cast to BIT and on to BIGINT), in one layer: where the portable SQL finds
         # the exponent by log2 and two pow and divides by a third (0.4 s of processor time a pass of three such
@@ -242,12 +229,6 @@ def _byte_swapped(unsigned: str) -> str:
         mask = f"CAST({sum(((1 << width) - 1) << (2 * width * k) for k in range(64 // (2 * width)))} AS UBIGINT)"
         swapped = f"(((({swapped}) & {mask}) << {width}) | ((({swapped}) >> {width}) & {mask}))"
     return f"(((({swapped}) & CAST({(1 << 32) - 1} AS UBIGINT)) << 32) | (({swapped}) >> 32))"
-
-
-def _word_swapped(word: str) -> str:
-    """A BIGINT from 0 to 2^32 - 1 with the order of its 4 bytes reversed."""
-    return (f"(((({word}) & 255) * 16777216) + (((({word}) >> 8) & 255) * 65536) + (((({word}) >> 16) & 255) * 256) "
-            f"+ ((({word}) >> 24) & 255))")
 
 
 def _in(d: Dialect, value: str, words: tuple[str, ...]) -> str:
@@ -387,37 +368,15 @@ class ReadAliases:
     number: str
 
 
-# A value's feature, what the content fingerprint adds up (``fingerprint``, ``DIGEST_VERSION`` 2): its kind (a tag)
-# and its number: a whole number below 2^53 itself, another finite number its value rounded to 33 significant bits as
-# one integer (the key ``fingerprint.number_token`` writes after '~'), an infinity none, a text the first 8 bytes of
-# the MD5 of its UTF-8 as two 32-bit words. Its residues modulo two primes below 2^31 (each shifted by the tag) make
-# one BIGINT, u * 2^31 + v: integer arithmetic that DuckDB and Spark do alike, where writing a number as text (the
-# token) was most of the time of hashing a file. ``fingerprint.token_feature`` is the same in Python
-FEATURE_PRIMES = (2147483647, 2147483629)
-FEATURE_SHIFT = 2147483648  # 2^31
-FEATURE_TAGS = {"whole": 1, "rounded": 2, "inf": 3, "-inf": 4, "text": 5}
-FEATURE_TAG_STEPS = (1000003, 1000033)
-
-
-def packed_feature(first: str, second: str, tag: int) -> str:
-    """The SQL of a feature from its two numbers (BIGINT, either sign) and its tag (``FEATURE_TAGS``)."""
-    (p, q), (a, b) = FEATURE_PRIMES, FEATURE_TAG_STEPS
-    return (f"((((CAST({first} AS BIGINT) + {tag * a}) % {p} + {p}) % {p}) * {FEATURE_SHIFT} "
-            f"+ ((CAST({second} AS BIGINT) + {tag * b}) % {q} + {q}) % {q})")
-
-
 @dataclass(frozen=True)
 class Token:
     """A value's token for the content fingerprint (``token_layers``): ``sql`` the token, NULL where the value is
     missing; and the same as two parts that joined make it (``Dialect.row_text``): ``mark`` ('#', '#inf',
-    '#-inf', '~' or '$'; NULL where missing) and ``rest`` (the number's digits or the text; NULL where none).
-    ``feature``: the value's feature (``packed_feature``; NULL where missing), what ``DIGEST_VERSION`` 2 adds up;
-    None for a column of tokens (``TOKEN``), and the token's SQL is then None for a column of features."""
+    '#-inf', '~' or '$'; NULL where missing) and ``rest`` (the number's digits or the text; NULL where none)."""
 
-    sql: str | None
-    mark: str | None
-    rest: str | None
-    feature: str | None = None
+    sql: str
+    mark: str
+    rest: str
 
 
 ROLES = ("text", "number", "bad", "person")
@@ -451,19 +410,15 @@ def read_value(d: Dialect, value: ReadAliases, role: str) -> str:
 
 
 def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[list[str]], Token, ReadAliases]:
-    """A value's token and feature for the content fingerprint (``fingerprint``), in layers of SELECT so that no trim
-    or cast is repeated: each layer's new columns (every alias stays available to the layers after it), the token
-    and feature over the last (``Token``), and where the value as the rule reads it is (``ReadAliases``, for
-    ``read_value``). A number (stored, or text that is a decimal number) is '#' and its digits if it is whole
+    """A value's token for the content fingerprint (``fingerprint``), in layers of SELECT so that no trim or cast
+    is repeated: each layer's new columns (every alias stays available to the layers after it), the token over the
+    last (``Token``: its SQL, and its two parts), and where the value as the rule reads it is (``ReadAliases``,
+    for ``read_value``). A number (stored, or text that is a decimal number) is '#' and its digits if it is whole
     (below 2^53), else '~' and its value rounded to 33 significant bits as one exact integer
-    (``fingerprint.number_token``); any other value '$' and its text; a missing value NULL. Its feature is
-    ``packed_feature`` of the same."""
+    (``fingerprint.number_token``); any other value '$' and its text; a missing value NULL."""
     c, kind = column.sql, column.kind
     r, t, n, e = f"{alias}_r", f"{alias}_t", f"{alias}_n", f"{alias}_e"
     no_text, no_number = d.string("NULL"), "CAST(NULL AS DOUBLE)"
-    if kind == FEATURE:
-        first = [f"{c} AS {r}"]
-        return [first], Token(None, None, None, r), ReadAliases(kind, r, d.string("NULL"), no_number)
     first = [f"{d.trim(c) if kind == TEXT else c} AS {r}"]
     if kind == TEXT:
         second = [f"(CASE WHEN {_in(d, r, ('', *MISSING_WORDS))} THEN NULL ELSE {r} END) AS {t}", f"{no_number} AS {n}0"]
@@ -478,14 +433,12 @@ def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[lis
     else:
         second = [f"{text_value(d, d.string(r))} AS {t}", f"{no_number} AS {n}0"]
     textual = kind in (TEXT, CLEAN)
-    w, h = f"{alias}_w", f"{alias}_h"  # a whole number below 2^53: written as its digits (most values; cheap)
+    w = f"{alias}_w"  # a whole number below 2^53: written as its digits (most values of most tables; cheap)
     number = f"(CASE WHEN {is_number_text(d, t)} THEN CAST({t} AS DOUBLE) END)" if textual else f"{n}0"
     third = [f"{number} AS {n}"]
     # (floor only below 2^53: Spark's floor is a 64-bit integer, which a larger double would overflow)
     fourth = [f"(CASE WHEN {n} IS NOT NULL AND {d.finite(n)} AND abs({n}) < 9007199254740992.0 THEN floor({n}) = {n} "
-              f"ELSE false END) AS {w}",
-              # a text's MD5, for its feature: computed once, and only for a text (no query of tokens asks for it)
-              f"(CASE WHEN {n} IS NULL AND {t} IS NOT NULL THEN {d.md5(t)} END) AS {h}"]
+              f"ELSE false END) AS {w}"]
     # other numbers: their value rounded to 33 significant bits, computed only for them
     rounding, signed = d.rounded_layers(n, w, alias)
     whole, rounded = d.string(f"CAST({n} AS BIGINT)"), d.string(signed)
@@ -500,11 +453,4 @@ def token_layers(d: Dialect, column: StoredColumn, alias: str) -> tuple[list[lis
     mark = (f"(CASE WHEN {w} THEN '#' WHEN {n} IS NULL THEN (CASE WHEN {t} IS NOT NULL THEN '$' END) "
             f"WHEN NOT {d.finite(n)} THEN {infinite} ELSE '~' END)")
     rest = f"(CASE WHEN {w} THEN {whole} WHEN {n} IS NULL THEN {t} WHEN {d.finite(n)} THEN {rounded} END)"
-    tags, integer = FEATURE_TAGS, f"CAST({n} AS BIGINT)"
-    feature = (f"(CASE WHEN {w} THEN {packed_feature(integer, integer, tags['whole'])} "
-               f"WHEN {n} IS NULL THEN (CASE WHEN {t} IS NOT NULL THEN {packed_feature(*d.md5_words(h), tags['text'])} END) "
-               f"WHEN NOT {d.finite(n)} THEN (CASE WHEN {n} > 0 THEN {packed_feature('0', '0', tags['inf'])} "
-               f"ELSE {packed_feature('0', '0', tags['-inf'])} END) "
-               f"ELSE {packed_feature(signed, signed, tags['rounded'])} END)")
-    return ([first, second, third, fourth, *rounding], Token(token, mark, rest, feature),
-            ReadAliases(kind, r, t, n))
+    return [first, second, third, fourth, *rounding], Token(token, mark, rest), ReadAliases(kind, r, t, n)

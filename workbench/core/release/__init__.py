@@ -45,7 +45,7 @@ from workbench.core.release.planner import (
 )
 from workbench.core.release.postprocess import PostProcessing, can_be_made_consistent
 from workbench.core.release.reliability import Flag, ReliabilityRule, smallest_reliable_value
-from workbench.core.release.run import Release, ReleasedStatistic, engine_hashes_rows, legacy_digest, release
+from workbench.core.release.run import Release, ReleasedStatistic, engine_hashes_rows, release
 from workbench.core.release.template import (
     CHOSEN_AFTER_LOOKING_WORDS,
     NEUTRAL_NAME,
@@ -62,7 +62,7 @@ __all__ = [
     "check_delta_for_size", "DELTA_CEILING", "suggested_dataset_delta", "DEFAULT_DATASET_DELTA",
     "CHOSEN_AFTER_LOOKING_WORDS", "COUNTING", "DatasetDescription", "DatasetRecord", "default_ledger_location", "default_ledger_path", "Flag", "ReliabilityRule",
     "smallest_reliable_value", "reliable_from",
-    "describe_columns", "engine_hashes_rows", "legacy_digest", "error_basis", "estimate_bounds", "expected_error", "group_size", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
+    "describe_columns", "engine_hashes_rows", "error_basis", "estimate_bounds", "expected_error", "group_size", "is_server_url", "Ledger", "LedgerUnreachable", "PostgresLedger", "NEUTRAL_NAME",
     "plan_template", "proposed_identifiers", "PlannedStatistic", "PlannedSynthetic", "synthetic_preview", "synthetic_words", "PostProcessing", "can_be_made_consistent", "PrintVersion", "PRIVACY_TRADE_OFF", "PROPOSAL_WORDS",
     "Registration", "relative_reference", "Release", "release", "release_events", "ReleasedStatistic", "ReleasePlan",
     "SEARCH_RANGE", "SqliteLedger", "size_for_error", "smallest_group_caveat", "software_in_words", "suggested_delta", "Terms", "with_bounds", "with_privacy",

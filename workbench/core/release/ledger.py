@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 
 from workbench.core.data import PrivacyUnit, Schema, content_digest
-from workbench.core.data.fingerprint import DIGEST_VERSION, ContentDigest
 from workbench.core.data.io import FileState
 from workbench.core.errors import BudgetError, Place, WorkbenchError
 from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
@@ -58,26 +57,6 @@ DATASET_NAME = Place("release", "dataset name")
 
 class LedgerError(WorkbenchError):
     """The ledger cannot be read or written, or does not allow what was asked."""
-
-
-# a recorded content fingerprint of this version of the digest starts so; one of version 1 (recorded before it had a
-# version) is its hexadecimal digits alone, and only version 1's digest recognises its table
-CONTENT_PREFIX = f"v{DIGEST_VERSION}:"
-
-
-@dataclass(frozen=True)
-class ContentFingerprint:
-    """A table's content fingerprint (``Ledger.content_fingerprint_of``) as recorded (``current``), and of version 1
-    of the digest (``legacy``) where it was computed: the ledger compares it with the fingerprints it recorded by
-    that version (``Ledger.holds_legacy_content``)."""
-
-    current: str
-    legacy: str | None = None
-
-
-def _content(value: "ContentFingerprint | str | None") -> ContentFingerprint | None:
-    """A content fingerprint given as its recorded text (one the ledger recorded) or whole."""
-    return ContentFingerprint(value) if isinstance(value, str) else value
 
 
 class EntryRefused(LedgerError):
@@ -412,25 +391,14 @@ class Ledger(ABC):
         same = [e for e in recorded if e.data["fingerprint"] == fingerprint]
         return same[-1].data["content_fingerprint"] if same else None
 
-    def content_fingerprint(self, frame: "pd.DataFrame", threads: int | None = None) -> ContentFingerprint:
+    def content_fingerprint(self, frame: "pd.DataFrame", threads: int | None = None) -> str:
         """Keyed hash of a loaded table's content: recognises the same data in another file, format or order.
-        ``threads``: how many DuckDB computes the digest on (None: one per core). Of version 1 of the digest too
-        where this ledger records such fingerprints (``holds_legacy_content``)."""
-        return self.content_fingerprint_of(content_digest(frame, threads, legacy=self.holds_legacy_content()))
+        ``threads``: how many DuckDB computes the digest on (None: one per core)."""
+        return self.content_fingerprint_of(content_digest(frame, threads))
 
-    def content_fingerprint_of(self, digest: ContentDigest) -> ContentFingerprint:
-        """Keyed hash of a table's content digest (``data.content_digest``, or an engine's own of the same kind), as
-        recorded (``CONTENT_PREFIX``), and of its version 1 where that was computed."""
-        key = self._fingerprint_key()
-        legacy = None if digest.legacy is None else hmac.new(key, digest.legacy, hashlib.sha256).hexdigest()
-        return ContentFingerprint(CONTENT_PREFIX + hmac.new(key, digest.current, hashlib.sha256).hexdigest(), legacy)
-
-    def holds_legacy_content(self) -> bool:
-        """Whether an entry records a content fingerprint of version 1 of the digest (``CONTENT_PREFIX``): a release
-        must then compute that version's too (``fingerprint.ContentDigest``), so that the charge can tell whether its
-        table is one of those (``_check_fingerprint``). A ledger made since records none."""
-        with self._read() as tx:
-            return any(_is_legacy(e.data.get("content_fingerprint")) for e in tx.entries(None))
+    def content_fingerprint_of(self, digest: bytes) -> str:
+        """Keyed hash of a table's content digest (``data.content_digest``, or an engine's own of the same kind)."""
+        return hmac.new(self._fingerprint_key(), digest, hashlib.sha256).hexdigest()
 
     # ------------------------------------------------------------------ the fingerprint key
 
@@ -533,19 +501,18 @@ class Ledger(ABC):
 
     def register(
         self, name: str, budget: Guarantee, terms: Terms, fingerprint: str | None = None,
-        content_fingerprint: ContentFingerprint | str | None = None, size_estimate: int | None = None,
+        content_fingerprint: str | None = None, size_estimate: int | None = None,
     ) -> Entry:
         """Add a dataset with its total budget; refuses a name that exists."""
         registration = Registration(budget, terms, size_estimate)
-        content = _content(content_fingerprint)
         self.check_may_register(name)
 
         def work(tx: Transaction) -> Entry:
             if tx.has_dataset(name):
                 raise LedgerError(f"The ledger already has a dataset called '{name}'. Choose another name.",
                                   place=DATASET_NAME)
-            _check_fingerprint(tx, name, fingerprint, content)
-            return self._append(tx, name, "register", registration.to_json(fingerprint, _recorded_content(content)))
+            _check_fingerprint(tx, name, fingerprint, content_fingerprint)
+            return self._append(tx, name, "register", registration.to_json(fingerprint, content_fingerprint))
 
         return self._transact(work)
 
@@ -574,7 +541,7 @@ class Ledger(ABC):
     def charge(
         self, name: str, events: list[MechanismEvent], release: dict[str, Any], plan: dict[str, Any], terms: Terms,
         fingerprint: str | None = None, new_dataset: Registration | None = None,
-        content_fingerprint: ContentFingerprint | str | None = None, read_as: dict[str, Any] | None = None,
+        content_fingerprint: str | None = None, read_as: dict[str, Any] | None = None,
     ) -> Entry:
         """Append a release if everything its ε relies on holds now; else refuse, saying why.
 
@@ -589,16 +556,14 @@ class Ledger(ABC):
         """
         if new_dataset is not None and new_dataset.terms != terms:
             raise ValueError("a new dataset is registered under the terms of its first release")
-        content = _content(content_fingerprint)
-        recorded = _recorded_content(content)
 
         def work(tx: Transaction) -> Entry:
-            _check_fingerprint(tx, name, fingerprint, content)
+            _check_fingerprint(tx, name, fingerprint, content_fingerprint)
             history = tx.entries(name)
             fresh = not history and new_dataset is not None
             if fresh:
                 self.check_may_register(name)
-                self._append(tx, name, "register", new_dataset.to_json(fingerprint, recorded))
+                self._append(tx, name, "register", new_dataset.to_json(fingerprint, content_fingerprint))
                 history = tx.entries(name)
             elif history:
                 _check_terms(name, history, terms)
@@ -606,9 +571,9 @@ class Ledger(ABC):
             cost = _check_affordable(_record(name, history), release_events(history), events, advice, history,
                                      delta_place="dataset delta" if fresh else "delta")
             data = {"events": [e.to_json() for e in events], "cost": cost.to_json(), "release": release, "plan": plan}
-            if read_as is not None and fingerprint and recorded:
+            if read_as is not None and fingerprint and content_fingerprint:
                 data["read_as"] = read_as
-            return self._append(tx, name, "release", {**data, **_fingerprints(fingerprint, recorded)})
+            return self._append(tx, name, "release", {**data, **_fingerprints(fingerprint, content_fingerprint)})
 
         return self._transact(work)
 
@@ -811,35 +776,8 @@ def _fingerprints(fingerprint: str | None, content_fingerprint: str | None) -> d
     return {key: value for key, value in found.items() if value}
 
 
-def _is_legacy(recorded: Any) -> bool:
-    """Whether a recorded content fingerprint is of version 1 of the digest (``CONTENT_PREFIX``)."""
-    return isinstance(recorded, str) and bool(recorded) and not recorded.startswith("v")
-
-
-def _recorded_content(content: ContentFingerprint | None) -> str | None:
-    return None if content is None else content.current
-
-
-def _same_content(entry: Entry, content: ContentFingerprint | None) -> bool:
-    """Whether ``entry`` records the content fingerprint of ``content``'s table, by the version it was recorded by.
-    One of version 1 is compared with that version's, which a release computes where the ledger holds one: where it
-    did not (another process recorded one meanwhile, by an earlier version of this program), the charge is refused,
-    never made unchecked."""
-    recorded = entry.data.get("content_fingerprint")
-    if content is None or not recorded:
-        return False
-    if not _is_legacy(recorded):
-        return recorded == content.current
-    if content.legacy is None:
-        raise LedgerError(
-            f"The ledger records dataset '{entry.dataset}' by an earlier definition of a table's content, written "
-            "while this release was being computed. Nothing was released and no budget was spent: release again, "
-            "and the data will be compared with it by that definition too.", place=DATASET_NAME)
-    return recorded == content.legacy
-
-
 def _check_fingerprint(
-    tx: Transaction, name: str, fingerprint: str | None, content_fingerprint: ContentFingerprint | None = None
+    tx: Transaction, name: str, fingerprint: str | None, content_fingerprint: str | None = None
 ) -> None:
     """The same data must not be charged under two dataset names (that would double its budget):
     neither the same file nor the same table in another file, format or order."""
@@ -853,7 +791,7 @@ def _check_fingerprint(
                 f"This data file is already in the ledger as dataset '{entry.dataset}'. Releases of the same data "
                 f"share one budget: use the dataset name '{entry.dataset}' in the plan.", place=DATASET_NAME,
             )
-        if _same_content(entry, content_fingerprint):
+        if content_fingerprint and entry.data.get("content_fingerprint") == content_fingerprint:
             raise LedgerError(
                 f"This table's rows and columns are already in the ledger as dataset '{entry.dataset}', read from "
                 "another file (perhaps in another format, or with its rows or columns in another order). Releases "

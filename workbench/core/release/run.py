@@ -365,17 +365,7 @@ def engine_hashes_rows(ledger: Ledger, source: FileSource, progress: Callable[[f
     (``_recorded_content_fingerprint``)."""
     if not WRITES_TOLD:  # the reading could not be told to be of the bytes recorded (``WRITES_TOLD``)
         return True
-    if ledger.holds_legacy_content():  # its fingerprints of version 1 are compared with the rows' (``legacy_digest``)
-        return True
     return ledger.recorded_content_fingerprint(source.path, source.read_as, progress) is None
-
-
-def legacy_digest(ledger: Ledger | None) -> bool:
-    """Whether an engine must hash the rows it reads for version 1 of the content digest too (``legacy_digest=`` of
-    the engines and of ``load_table``): where ``ledger`` records content fingerprints of that version, which only it
-    recognises (``Ledger.holds_legacy_content``), so that the charge can tell whether the table is one of those. A
-    ledger not made yet records none."""
-    return ledger is not None and ledger.holds_legacy_content()
 
 
 # Whether a write to a file is told by its state (``FileState.key``): on Windows, the "change time" Python reports
