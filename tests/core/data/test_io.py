@@ -218,3 +218,15 @@ def test_a_header_name_longer_than_the_csv_modules_limit_is_split_all_the_same(t
     unclosed.write_text(f'"{long_name},b\n1,2\n')
     with pytest.raises(DataFileError):
         load_table(unclosed)
+
+
+@pytest.mark.parametrize("names", [["a", "a", "b"], ["a", " a"]], ids=["the same", "the same but for spaces"])
+def test_a_parquet_file_with_two_columns_of_one_name_is_refused_as_such(tmp_path, names):
+    """As out of core and as a CSV's: not as a damaged file (pyarrow's 'Multiple matches for FieldRef')."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "twice.parquet"
+    pq.write_table(pa.Table.from_arrays([pa.array([1, 2]) for _ in names], names=names), path)
+    with pytest.raises(DataFileError, match=r"twice.parquet: several columns are called 'a'\. Give every column"):
+        load_table(path)

@@ -735,6 +735,11 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     them; refused if a text column holds bytes that are not UTF-8 (``check_parquet_text``)."""
     import pyarrow.parquet as pq
 
+    # two columns of one name are refused as every engine refuses them, before pyarrow's own words for them ("Multiple
+    # matches for FieldRef"), which read as a damaged file
+    schema = pq.read_schema(path)
+    labels = set(pandas_row_labels(schema.metadata))
+    check_names([name for name in schema.names if name not in labels], path.name)
     table = pq.read_table(path)
     check_parquet_text(table, path.name)
     return parquet_columns_as_stored(table).to_pandas()
