@@ -15,6 +15,7 @@ import codecs
 import csv
 import io
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -524,12 +525,16 @@ def _names_in(header: str, delimiter: str) -> int:
     try:
         return len(next(csv.reader([header], delimiter=delimiter), []))
     except csv.Error:
-        limit = csv.field_size_limit()
-        csv.field_size_limit(max(limit, len(header) + 1))  # the module's only way; put back at once
-        try:
-            return len(next(csv.reader([header], delimiter=delimiter), []))
-        finally:
-            csv.field_size_limit(limit)
+        with _CSV_LIMIT:  # two threads raising it at once could each put back the other's raised limit
+            limit = csv.field_size_limit()
+            csv.field_size_limit(max(limit, len(header) + 1))  # the module's only way; put back at once
+            try:
+                return len(next(csv.reader([header], delimiter=delimiter), []))
+            finally:
+                csv.field_size_limit(limit)
+
+
+_CSV_LIMIT = threading.Lock()  # held while ``_names_in`` has the csv module's process-wide limit raised
 
 
 class _WatchedFile(io.RawIOBase):
