@@ -234,6 +234,14 @@ def test_intervals_of_several_levels_are_put_in_order_by_widening_only():
     assert released == [(5.0, 30.0), (5.0, 70.0), (55.0, 70.0)]
     assert "widened from [10, 30]" in cells[0].note and "widened" not in cells[1].note
 
+    assert not any("outside" in cell.note for cell in cells)  # each value is in its interval
+
+    # drawn with separate noise, a value can fall outside its own interval: said in its note, not hidden
+    apart = statistic.estimate([[20.0], [50.0], [60.0], [(10.0, 30.0)], [(40.0, 55.0)], [(62.0, 70.0)]], noises,
+                               schema, 0.95)
+    assert ["outside" in cell.note for cell in apart] == [False, False, True]
+    assert "the value lies outside that interval" in apart[2].note and apart[2].value == 60.0
+
     draws = np.random.default_rng(37)  # random intervals, a property check (no noise drawn)
     for _ in range(500):
         raw = [tuple(sorted(pair)) for pair in draws.uniform(0, 100, (4, 2))]

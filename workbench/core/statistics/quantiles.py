@@ -218,6 +218,9 @@ class Quantiles(ColumnStatistic):
                     if (lower, upper) != raw[j]:
                         note += (f" (widened from [{raw[j][0]:,.10g}, {raw[j][1]:,.10g}] so that the levels' intervals "
                                  "are in order; it still holds the quantile)")
+                    if not lower <= value <= upper:  # a reader would otherwise take one of the two for a mistake
+                        note += ("; the value lies outside that interval: the two are drawn with separate noise, and "
+                                 "the interval is what holds the true quantile")
                 cells.append(Cell(label, value, float(error), note, self.error_unit, lower=lower, upper=upper))
         return tuple(cells)
 
