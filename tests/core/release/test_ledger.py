@@ -300,3 +300,35 @@ def test_a_quantiles_failure_past_its_selection_is_charged(ledger, monkeypatch):
         release(table, plan, ledger, Guarantee(5.0, 0.0, "total budget"))
     assert failed.value.place == Place("budget", "confidence")
     assert ledger.dataset("median").releases == 1
+
+
+def _written_by_hand(ledger: Ledger, dataset: str, kind: str, data: dict) -> None:
+    """An entry the app would not write, appended with a whole chain (as an analyst's own SQL could on a team
+    ledger: the trigger checks the chain, not the entry's numbers)."""
+    ledger._transact(lambda tx: ledger._append(tx, dataset, kind, data))
+
+
+def test_an_entry_giving_budget_back_is_refused_not_counted(ledger):
+    """A helper's audit: a 'release' of ε = -100, its chain whole, gave the dataset its budget back; the app then
+    charged ε = 50 of a total of 1 and `verify` found nothing."""
+    ledger.charge("survey", [event(0.5)], {"statistics": []}, {}, ROW)
+    refund = {"events": [event(0.5).to_json() | {"epsilon": -100.0}], "cost": {}, "release": {}, "plan": {}}
+    _written_by_hand(ledger, "survey", "release", refund)
+    assert [(p.entry, "negative or not a finite number" in p.message) for p in ledger.verify()] == [(3, True)]
+    with pytest.raises(LedgerError, match="entry 3 records an ε, δ, scale or sensitivity that is negative"):
+        ledger.charge("survey", [event(0.4)], {"statistics": []}, {}, ROW)
+    with pytest.raises(LedgerError, match="no budget of 'survey' can rest on it"):
+        ledger.dataset("survey")
+    assert sum(e.kind == "release" for e in ledger.entries()) == 2  # nothing charged
+
+
+def test_a_dataset_whose_first_entry_is_no_registration_is_refused(ledger):
+    """A 'release' written as a dataset's first entry carried a budget of its own (ε = 1000)."""
+    squat = {"events": [event(0.1).to_json()], "cost": {}, "release": {}, "plan": {},
+             "budget": {"epsilon": 1000.0, "delta": 0.0}, "neighbouring": "add_remove",
+             "privacy_unit": "one row of the table"}
+    _written_by_hand(ledger, "squatted", "release", squat)
+    assert [p.message for p in ledger.verify()] == ["is the first entry of 'squatted' but not its registration"]
+    with pytest.raises(LedgerError, match="is the first entry of 'squatted' but not its registration"):
+        ledger.charge("squatted", [event(0.1)], {"statistics": []}, {}, ROW)
+    assert ledger.dataset("survey").budget.epsilon == 1.0  # the other datasets are read as before

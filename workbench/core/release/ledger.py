@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import os
 import secrets
 from abc import ABC, abstractmethod
@@ -625,8 +626,10 @@ class Ledger(ABC):
             return tx.has_dataset(name)
 
     def verify(self) -> list[Problem]:
-        """Every break in the chain: edited, deleted or reordered entries."""
-        return chain_problems(self.entries())
+        """Every break in the chain (edited, deleted or reordered entries), and every entry whose record the budget
+        cannot rest on (``content_problems``)."""
+        entries = self.entries()
+        return sorted(chain_problems(entries) + content_problems(entries), key=lambda p: p.entry)
 
     def head(self) -> tuple[int, str]:
         """The newest entry's number and hash: record it to detect later removal of newest entries."""
@@ -648,6 +651,35 @@ def chain_problems(entries: list[Entry]) -> list[Problem]:
         if recomputed != entry.hash:
             problems.append(Problem(entry.seq, "its content was changed after it was written"))
         prev, expected_seq = entry.hash, entry.seq + 1
+    return problems
+
+
+def content_problems(entries: list[Entry]) -> list[Problem]:
+    """Entries that a whole chain can still hold but no budget may rest on: a dataset whose first entry is not its
+    registration (a release written first would carry a budget of its own), and an ε, δ, scale or sensitivity that
+    is negative or not a finite number (a release of ε = -100 gave its dataset's budget back). The app writes none;
+    on a team ledger an analyst's own SQL could (a helper's audit), so the ledger refuses to count on them."""
+    problems, registered = [], set()
+    for entry in entries:
+        if entry.dataset not in registered:
+            registered.add(entry.dataset)
+            if entry.kind != "register":
+                problems.append(Problem(entry.seq, f"is the first entry of '{entry.dataset}' but not its registration"))
+        try:
+            if entry.kind in ("register", "budget"):
+                budget = entry.data["budget"]
+                numbers = [float(budget["epsilon"]), float(budget["delta"])]
+            elif entry.kind == "release":
+                numbers = [float(value) for event in release_events([entry])
+                           for value in (event.epsilon, event.delta, event.scale, event.sensitivity)]
+            else:
+                numbers = []
+        except (KeyError, TypeError, ValueError):
+            problems.append(Problem(entry.seq, "holds a budget or a release that cannot be read"))
+            continue
+        if not all(math.isfinite(n) and n >= 0 for n in numbers):
+            problems.append(Problem(entry.seq, "records an ε, δ, scale or sensitivity that is negative or not a "
+                                               "finite number"))
     return problems
 
 
@@ -714,6 +746,12 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
             "(for example `dp-workbench release ... --dataset-budget 2`), or check the name.",
             place=DATASET_NAME,
         )
+    problems = content_problems(history)
+    if problems:
+        raise LedgerError(
+            f"The ledger's entry {problems[0].entry} {problems[0].message}: it was not written by this program, and no "
+            f"budget of '{name}' can rest on it. Nothing was released. `dp-workbench ledger verify` lists every "
+            "problem; tell whoever keeps the ledger.", place=DATASET_NAME)
     register = history[0].data
     budget = register["budget"]
     for entry in history:

@@ -58,7 +58,10 @@ ANALYSTS = "dp_workbench_analyst"
 LOCK = 0x6470_7762_6C65_6467  # the ledger's advisory lock: "dpwbledg"
 CONNECT_TIMEOUT = 10  # seconds: an office network answers in less; a laptop away from it is told soon
 RETRIES = 5  # a write that met another writer's entry (possible only without the lock) is tried again
-SESSION = "-c lock_timeout=30s -c idle_in_transaction_session_timeout=60s -c statement_timeout=120s"
+# synchronous_commit: a commit returns once the entry is on the server's disk, whatever the database's default (off,
+# a server crash could lose a charge already shown; a helper's audit); any role may set it
+SESSION = ("-c lock_timeout=30s -c idle_in_transaction_session_timeout=60s -c statement_timeout=120s "
+           "-c synchronous_commit=on")
 ADMIN_ADVICE = (
     "Spend less, or ask the team ledger's administrator to raise the dataset's total "
     "(`dp-workbench ledger raise`, recorded with its reason)."
@@ -252,6 +255,10 @@ class PostgresLedger(Ledger):
 
         for attempt in range(RETRIES):
             conn = self._connect()
+            # read committed, whatever the database's default: each query after the lock sees the entries committed
+            # before it was taken (a snapshot taken before the wait, under repeatable read or serializable, refused
+            # writers as "written by others at every try"; a helper's audit)
+            conn.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
             tx = PostgresTransaction(conn, conn.info.user)
             try:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK,))
@@ -424,7 +431,10 @@ def _schema_sql(analysts: str) -> list[str]:
             kind text NOT NULL CHECK (kind IN ('register', 'budget', 'release')), created text NOT NULL,
             body text NOT NULL, prev_hash text NOT NULL UNIQUE, hash text NOT NULL UNIQUE)""",
         f"CREATE INDEX entries_by_dataset ON {SCHEMA}.entries (dataset, seq)",
-        f"""CREATE FUNCTION {SCHEMA}.check_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+        # its search_path fixed: an analyst allowed to create functions in a schema earlier on theirs (public, on
+        # PostgreSQL 14 and older) could have shadowed has_table_privilege and passed for the administrator
+        f"""CREATE FUNCTION {SCHEMA}.check_entry() RETURNS trigger LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp AS $$
         DECLARE newest {SCHEMA}.entries%ROWTYPE;
         BEGIN
             SELECT * INTO newest FROM {SCHEMA}.entries ORDER BY seq DESC LIMIT 1;
