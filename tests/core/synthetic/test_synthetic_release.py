@@ -257,3 +257,15 @@ def test_aim_runs_too(tmp_path):
     result = release(load_table(data), plan, Ledger(tmp_path / "ledger.sqlite"), Guarantee(3.0, 1e-6, "total"))
     assert result.synthetic[0][1].rows == 500 and "AIM" in result.statistics[0].method
     assert isinstance(plan.statistics[0].statistic, SyntheticTable)
+
+
+def test_new_codes_do_not_tell_how_many_labels_the_input_has_beyond_the_public_list(released, tmp_path):
+    """A helper's audit: new codes followed the input's highest code, so an '(other)' coded 9 told that the input
+    labels values beyond the public list (labels Stata's encode made from the rows list values seen in the data)."""
+    result, *_ = released
+    write_synthetic(result, tmp_path, ["sav", "dta"], {"employed": {1: "yes", 2: "no", 8: "maybe", 9: "unsure"},
+                                                       "region": {2: "North", 5: "South", 1: "East", 7: "Aland"}})
+    for suffix in ("sav", "dta"):
+        _, meta = (pyreadstat.read_sav if suffix == "sav" else pyreadstat.read_dta)(str(tmp_path / f"synthetic.{suffix}"))
+        assert meta.variable_value_labels["employed"] == {1: "yes", 2: "no", 3: "(other)"}
+        assert meta.variable_value_labels["region"] == {2: "North", 5: "South", 1: "East"}

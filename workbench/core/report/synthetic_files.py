@@ -109,14 +109,17 @@ def _write(table: SyntheticResult, path: Path, suffix: str, variable_labels: dic
 
 def _coded(frame: pd.DataFrame, label_maps: Mapping[str, Mapping[Any, str]]) -> tuple[pd.DataFrame, dict]:
     """Categorical columns as whole-number codes with value labels: the input's codes where its value labels name
-    the category, new codes (above the input's) for the rest."""
+    the category, new codes for the rest, above the public categories' own codes: not above every code of the input's
+    value labels, which would tell how many labels it has beyond the public list (labels made from the rows, as
+    Stata's encode makes them, list values seen in the data; a helper's audit)."""
     coded, value_labels = {}, {}
     for name in frame.columns:
         column = frame[name]
         if not isinstance(column.dtype, pd.CategoricalDtype):
             coded[name] = column
             continue
-        known = {label: code for code, label in (label_maps.get(name) or {}).items() if _whole(code)}
+        public = set(column.cat.categories)
+        known = {label: code for code, label in (label_maps.get(name) or {}).items() if _whole(code) and label in public}
         codes: dict[str, int] = {}
         following = int(max(known.values(), default=0)) + 1
         for label in column.cat.categories:
