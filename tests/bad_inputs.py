@@ -58,7 +58,7 @@ def _euro(table: Table) -> None:
 
 
 def _quoted(table: Table) -> None:
-    assert list(table.frame["comment"])[:2] == ["moved in\r\nin May", 'said "no"']
+    assert list(table.frame["comment"])[:3] == ["moved in, in May", 'said "no"', ""]
 
 
 def _wide(table: Table) -> None:
@@ -107,7 +107,11 @@ DATA = [
     Case("Windows-1252 with the euro sign", "cp1252_euro.csv", check=_euro),
     Case("UTF-16 with a byte order mark", "utf16_bom.tsv", check=_towns),
     Case("UTF-8 with a byte order mark", "utf8_bom.csv", check=_towns),
-    Case("CRLF and quoted line breaks", "crlf_quoted_newlines.csv", check=_quoted),
+    # a quoted value spanning lines is refused: one row's quotation mark left open would take in the rows after it
+    Case("CRLF and quoted line breaks", "crlf_quoted_newlines.csv",
+         refused=r"crlf_quoted_newlines.csv: the value of 'comment' in row 1 holds a line break: a quoted value spans "
+                 r"lines.*save the table as Parquet"),
+    Case("CRLF and quoted values", "crlf_quoted.csv", check=_quoted),
     Case("ragged rows", "ragged.csv",
          refused=r"ragged.csv: the rows do not all have the same number of fields .*line 3.* delimiter used was a comma"),
     Case("duplicated column names", "duplicate_names.csv",

@@ -20,8 +20,9 @@ from workbench.core.errors import WorkbenchError
 
 
 def shapes(rows: int = 3000) -> pd.DataFrame:
-    """Columns of few and of many distinct values, numbers whole and not, missing values of every kind, a quoted
-    value with a delimiter and a line break, and a value that is spaces."""
+    """Columns of few and of many distinct values, numbers whole and not, missing values of every kind, quoted
+    values with a delimiter and quotation marks (a line break is refused: ``text_files.refuse_line_breaks``), and a
+    value that is spaces."""
     rng = np.random.default_rng(7)
     frame = pd.DataFrame({
         "id": [f"P{i:06d}" for i in range(rows)],
@@ -29,7 +30,7 @@ def shapes(rows: int = 3000) -> pd.DataFrame:
         "age": rng.integers(16, 90, rows).astype(str),
         "income": np.round(rng.lognormal(10, 1, rows), 2).astype(str),
         "hours": rng.choice(["37.5", "40", "NA", "", "n/a", "1e3", "-0.0"], rows),
-        "note": rng.choice(['a, "quoted" note', "two\nlines", "  ", "plain"], rows),
+        "note": rng.choice(['a, "quoted" note', 'two, "lines"', "  ", "plain"], rows),
     })
     frame.loc[frame.index[::11], "income"] = ""
     return frame

@@ -84,6 +84,36 @@ def test_a_header_without_rows_and_repeated_names_are_refused_by_every_engine(tm
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("added", ['5,"north\n', '5,"north\r\n', '5,"no\nrth"\n', '5,"no\rrth"\n', '5,"north\n6,"south"\n'],
+                         ids=["a quote left open", "left open, CR LF", "a line break in quotes", "a CR in quotes",
+                              "left open, closed by another row's"])
+def test_one_row_cannot_change_how_the_rows_after_it_are_read(tmp_path, engine, session, added):
+    """A helper's audit: one row whose quotation mark is left open took in every row after it as one value, on every
+    engine (201 rows counted 1), until the next quotation mark: one person's row changed how the rows of others
+    were read. A value holding a line break is now refused by every engine, in a column the plan reads or not; the
+    file without that row is read as before."""
+    rows = "".join(f"{i},{'south' if i % 2 else 'north'}\n" for i in range(200))
+    schema = Schema((CategoricalColumn("region", ("north", "south")),))
+    plain = tmp_path / "plain.csv"
+    plain.write_text("id,region\n" + rows)
+    assert len(prepared(engine, plain, schema, session)) == 200
+    for name, plan in (("region", schema), ("id", Schema((NumericColumn("id", 0, 1000),)))):
+        neighbour = tmp_path / f"neighbour-{name}.csv"
+        neighbour.write_bytes(("id,region\n" + rows[:40] + added + rows[40:]).encode("utf-8"))
+        with pytest.raises(DataFileError, match=r"holds a line break: a quoted value spans lines, or a quotation mark "
+                                                r"is left open.*save the table as Parquet"):
+            prepared(engine, neighbour, plan, session)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_column_name_holding_a_line_break_is_refused_by_every_engine(tmp_path, engine, session):
+    path = tmp_path / "named.csv"
+    path.write_text('id,"reg\nion"\n1,north\n')
+    with pytest.raises(DataFileError, match="a column's name holds a line break"):
+        prepared(engine, path, Schema((NumericColumn("id", 0, 10),)), session)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_names_that_differ_only_in_case_are_read_or_refused_with_what_to_do(tmp_path, engine, session, suffix):
     """'a' beside 'A' are two columns in memory. Out of core a plan reading both computed 'A''s statistics from 'a'

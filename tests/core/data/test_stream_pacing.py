@@ -39,7 +39,7 @@ class _Counting(io.RawIOBase):
 
 def _file(folder: Path, encoding: str) -> Path:
     path = folder / f"rows-{encoding}.csv"
-    lines = ["id,name,note"] + [f'{i},Zoë {i % 97},"line {i}\nnext"' if i % 11 == 0 else f"{i},Ève,{'x' * (i % 40)}"
+    lines = ["id,name,note"] + [f'{i},Zoë {i % 97},"line {i}, ""next"""' if i % 11 == 0 else f"{i},Ève,{'x' * (i % 40)}"
                                 for i in range(1_200_000)]
     path.write_bytes(("\n".join(lines) + "\n").encode(encoding))
     return path

@@ -28,7 +28,7 @@ def _names_both_ways(path, text_format, monkeypatch):
 @pytest.mark.parametrize("width", [3, 4000])
 def test_a_header_is_read_alike_whether_or_not_it_fits_the_first_small_block(tmp_path, monkeypatch, width):
     """4,000 names of 20 characters are wider than ``HEADER_BYTES``: read again from a large block, as before."""
-    names = [f'"name {i:05d}, with\na comma and a line break"' if i % 7 == 0 else f"column_{i:012d}"
+    names = [f'"name {i:05d}, with a comma and ""quotes"""' if i % 7 == 0 else f"column_{i:012d}"
              for i in range(width)]
     path = tmp_path / "wide.csv"
     path.write_text("\n\n" + ",".join(names) + "\n" + ",".join(str(i) for i in range(width)) + "\n", encoding="utf-8")
@@ -36,7 +36,7 @@ def test_a_header_is_read_alike_whether_or_not_it_fits_the_first_small_block(tmp
     assert (header > text_files.HEADER_BYTES) == (width > 3)
     first, alone = _names_both_ways(path, TextFormat(",", "utf-8"), monkeypatch)
     assert first == alone
-    assert first[0] == "name 00000, with\na comma and a line break" and first[1] == "column_000000000001"
+    assert first[0] == 'name 00000, with a comma and "quotes"' and first[1] == "column_000000000001"
     table = load_table(path)
     assert list(table.frame.columns) == [name.strip() for name in first]
     assert table.frame.iloc[0, -1] == str(width - 1)

@@ -125,6 +125,10 @@ def crlf_quoted_newlines() -> bytes:
     return ('person_id,age,comment\r\n1,34,"moved in\r\nin May"\r\n2,51,"said ""no"""\r\n3,27,\r\n').encode("utf-8")
 
 
+def crlf_quoted() -> bytes:
+    return ('person_id,age,comment\r\n1,34,"moved in, in May"\r\n2,51,"said ""no"""\r\n3,27,\r\n').encode("utf-8")
+
+
 def ragged() -> bytes:
     return b"person_id,age,town\n1,34,Koeln\n2,51,Zurich,extra,fields\n3,27,Are\n"
 
@@ -368,6 +372,7 @@ FILES: dict[str, Callable[[], bytes]] = {
     "utf16_bom.tsv": utf16_bom,
     "utf8_bom.csv": utf8_bom,
     "crlf_quoted_newlines.csv": crlf_quoted_newlines,
+    "crlf_quoted.csv": crlf_quoted,
     "ragged.csv": ragged,
     "duplicate_names.csv": duplicate_names,
     "unnamed_columns.csv": unnamed_columns,

@@ -46,7 +46,7 @@ from workbench.core.data.sql_reading import (
     StoredColumn,
     number_by_first_code,
 )
-from workbench.core.data.text_files import empty_file
+from workbench.core.data.text_files import empty_file, line_break, refuse_broken_names
 from workbench.core.errors import DataFileError, PlanError
 
 SPARK_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq")
@@ -74,6 +74,7 @@ _SNIFF_BYTES = 1 << 20  # a text file's first bytes, from which its encoding and
 _WHOLE_STAGE = "spark.sql.codegen.wholeStage"
 HUGE_METHODS = "-XX:-DontCompileHugeMethods"
 _NOT_TEXT = "dp-workbench: a byte is not text in the file's encoding"  # raised by Spark while reading (``_open``)
+_LINE_BREAK = "dp-workbench: a value holds a line break"  # raised by Spark while reading (``_open``)
 _NOT_UTF8 = "dp-workbench: a Parquet text value is not UTF-8"  # the same, for a Parquet file's text column
 
 
@@ -361,13 +362,18 @@ class SparkData(SqlData):
                 if header is None:
                     raise empty_file(self.source.name)
                 _check_spark_names([str(name or "").lstrip("\ufeff") for name in header], self.source.name)
+                refuse_broken_names([str(name or "") for name in header], self.source.name)
                 frame = reader.option("header", True).csv(pattern)
                 # Spark's decoder reads bytes that are not text in the file's encoding as U+FFFD, each in its own
                 # value, where the other engines refuse the file (Arrow's check of every byte): here a row holding
                 # U+FFFD stops the reading, refused as not text (``_refused``). So a file that holds U+FFFD itself,
                 # written so on purpose, is refused on Spark only (the other engines read it).
-                replaced = F.concat_ws("", *(F.col(self.dialect.quote(c)) for c in frame.columns)).contains("\ufffd")
-                frame = frame.where(F.when(replaced, F.raise_error(F.lit(_NOT_TEXT))).otherwise(F.lit(True)))
+                joined = F.concat_ws("", *(F.col(self.dialect.quote(c)) for c in frame.columns))
+                frame = frame.where(F.when(joined.contains("\ufffd"), F.raise_error(F.lit(_NOT_TEXT)))
+                                    .otherwise(F.lit(True)))
+                # a value holding a line break: refused, as by the other engines (``text_files.refuse_line_breaks``)
+                broken = joined.contains("\n") | joined.contains("\r")
+                frame = frame.where(F.when(broken, F.raise_error(F.lit(_LINE_BREAK))).otherwise(F.lit(True)))
             within = (F.col("_metadata.row_index") if self.source.file_format == "parquet"
                       else F.monotonically_increasing_id())
             frame = frame.withColumn("dp_file_order", F.struct(F.col("_metadata.file_path").alias("file"),
@@ -416,6 +422,8 @@ class SparkData(SqlData):
                 return refusal
             return DataFileError(str(parquet_not_text(self.source.name, "?")).replace(
                 "the column '?' holds", "a text column holds"))
+        if _LINE_BREAK in str(exc):
+            return line_break(self.source.name)
         if _NOT_TEXT not in str(exc):
             return None
         encoding = self.source.encoding or "utf-8"

@@ -4,6 +4,11 @@ One parser for the in-memory engine (the whole table, on all cores) and the out-
 of blocks that DuckDB reads as it goes), so that both see the same rows and the same texts: which lines
 are rows (an empty line is none), where a quoted value ends, how a file in Windows-1252 or UTF-16 is
 decoded. No value is typed here: ``reading`` reads each one by the plan's description of its column.
+
+A row is a line: a value holding a line break is refused (``refuse_line_breaks``). A quoted value may span lines
+in CSV, but then one row's quotation mark left open takes in the lines after it, as one value, until the next
+quotation mark: one person's row changes how the rows of others are read, which breaks the guarantee of a release
+(a file with one such row more counted 1 row where its neighbour counted 201). Refused by every engine alike.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator, Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from workbench.core.errors import DataFileError
@@ -72,8 +78,10 @@ def column_names(open_file: Opener, text_format: TextFormat, file_name: str) -> 
         read = pa_csv.ReadOptions(use_threads=False, block_size=block, encoding=read.encoding)
         with open_file() as source:
             try:
-                return list(pa_csv.open_csv(source, read_options=read, parse_options=parse, convert_options=convert)
-                            .schema.names)
+                names = list(pa_csv.open_csv(source, read_options=read, parse_options=parse,
+                                             convert_options=convert).schema.names)
+                refuse_broken_names(names, file_name)
+                return names
             except _FAILURES as exc:
                 if block == BLOCK_BYTES:
                     raise _error(exc, open_file, text_format, file_name) from None
@@ -91,17 +99,21 @@ def read_table(open_file: Opener, text_format: TextFormat, file_name: str, rows:
     with open_file() as source:
         try:
             if rows is None:
-                return pa_csv.read_csv(source, *options)
-            reader = pa_csv.open_csv(source, *options)
-            batches, read = [], 0
-            for batch in reader:
-                batches.append(batch)
-                read += batch.num_rows
-                if read >= rows:
-                    break
-            return pa.Table.from_batches(batches, schema=reader.schema).slice(0, rows)
+                table = pa_csv.read_csv(source, *options)
+            else:
+                reader = pa_csv.open_csv(source, *options)
+                batches, read = [], 0
+                for batch in reader:
+                    batches.append(batch)
+                    read += batch.num_rows
+                    if read >= rows:
+                        break
+                table = pa.Table.from_batches(batches, schema=reader.schema).slice(0, rows)
         except _FAILURES as exc:
             raise _error(exc, open_file, text_format, file_name) from None
+    if text_format.quoted:  # a file without a quotation mark has no value that spans lines
+        refuse_line_breaks(table, file_name)
+    return table
 
 
 def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, names: list[str], keep: Sequence[int],
@@ -118,8 +130,11 @@ def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, nam
                                  _returning_pool())
     try:
         schema = pa.schema([reader.schema.field(i) for i in keep])
-        kept = []
+        kept, done = [], 0
         for block in _taken(source, reader):
+            if text_format.quoted:
+                refuse_line_breaks(block, file_name, done)
+                done += block.num_rows
             each_block(block)
             kept.append(pa.RecordBatch.from_arrays([block.column(i) for i in keep], schema=schema))
         return pa.Table.from_batches(kept, schema=schema)
@@ -178,12 +193,19 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
     schema = pa.schema([pa.field(name, pa.string()) for name in names])
 
     def batches():
+        done = 0
         try:
             for batch in _taken(source, reader):
+                if text_format.quoted:
+                    refuse_line_breaks(batch, file_name, done)
+                    done += batch.num_rows
                 yield pa.RecordBatch.from_arrays(batch.columns, schema=schema)
         except _FAILURES as exc:
             failures.append(_error(exc, open_file, text_format, file_name))
             raise failures[-1] from None
+        except DataFileError as refusal:
+            failures.append(refusal)
+            raise
         finally:
             source.close()
 
@@ -300,6 +322,37 @@ def _error(exc: Exception, open_file: Opener, text_format: TextFormat, file_name
     if "Empty CSV file" in words:  # Arrow reads no line without a line break after it: a header alone is one
         return no_rows(file_name) if _has_text(open_file, text_format.encoding) else empty_file(file_name)
     return DataFileError(f"{file_name}: the file cannot be read as a table ({words.splitlines()[0]}).")
+
+
+def refuse_line_breaks(data: "pa.Table | pa.RecordBatch", file_name: str, first_row: int = 0) -> None:
+    """Refuse ``data`` (rows of a text file, from its row ``first_row`` + 1 after the header) if a value holds a line
+    break (see the module's docstring): each value by itself, in every column, whether a plan reads it or not."""
+    for name, column in zip(data.schema.names, data.columns):
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            continue
+        broken = pc.or_kleene(pc.match_substring(column, "\n"), pc.match_substring(column, "\r"))
+        if pc.any(broken).as_py():
+            raise line_break(file_name, name, first_row + pc.index(broken, True).as_py() + 1)
+
+
+def refuse_broken_names(names: Sequence[str], file_name: str) -> None:
+    """Refuse a header whose name holds a line break, as a value's (``refuse_line_breaks``): every engine."""
+    if any("\n" in str(name) or "\r" in str(name) for name in names):
+        raise line_break(file_name, header=True)
+
+
+def line_break(file_name: str, column: str | None = None, row: int | None = None,
+               header: bool = False) -> DataFileError:
+    """The refusal of a text file a value of which holds a line break (``refuse_line_breaks``), in the words of every
+    engine (``column`` and ``row``, counted after the header, where the engine can tell them)."""
+    where = ("a column's name" if header else f"the value of '{column}' in row {row:,}"
+             if column is not None and row is not None else "a value")
+    return DataFileError(
+        f"{file_name}: {where} holds a line break: a quoted value spans lines, or a quotation mark is left open and "
+        "takes in the lines after it. A release reads one row per line, so that no row can change how the rows after "
+        "it are read. Remove the line breaks from such values (or close the quotation mark), or save the table as "
+        "Parquet, and open it again."
+    )
 
 
 def empty_file(file_name: str) -> DataFileError:
