@@ -126,3 +126,17 @@ def test_a_text_column_trimmed_piece_by_piece_keeps_every_row_in_order(monkeypat
 def _by_row(series, column, file_name):
     """``reading._text_numbers`` (Arrow's kernels, row by row), refusing as ``read_numbers`` does."""
     return reading._text_numbers(series).checked(column, file_name)
+
+
+@pytest.mark.parametrize("part", [1, 3, 1 << 24])
+def test_a_string_array_is_searched_for_line_breaks_in_its_own_values_only(monkeypatch, part):
+    """The search reads a slice's values only (its buffers hold its neighbours' too), in parts of any size."""
+    import pyarrow as pa
+
+    monkeypatch.setattr(text_files, "_SEARCHED_BYTES", part)
+    for kind in (pa.string(), pa.large_string()):
+        values = pa.array(["a\nb", "c", None, "dd", "e\r", "f"], kind)
+        assert text_files._holds_break(values)
+        assert not text_files._holds_break(values.slice(1, 3))
+        assert text_files._holds_break(values.slice(2, 3))
+        assert not text_files._holds_break(values.slice(5, 1)) and not text_files._holds_break(values.slice(6, 0))

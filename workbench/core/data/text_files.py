@@ -330,9 +330,33 @@ def refuse_line_breaks(data: "pa.Table | pa.RecordBatch", file_name: str, first_
     for name, column in zip(data.schema.names, data.columns):
         if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
             continue
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        if not any(_holds_break(chunk) for chunk in chunks):
+            continue  # (most files: their text searched at memory speed, where Arrow's search of each value took 10x)
         broken = pc.or_kleene(pc.match_substring(column, "\n"), pc.match_substring(column, "\r"))
-        if pc.any(broken).as_py():
-            raise line_break(file_name, name, first_row + pc.index(broken, True).as_py() + 1)
+        raise line_break(file_name, name, first_row + pc.index(broken, True).as_py() + 1)
+
+
+_SEARCHED_BYTES = 1 << 24  # a string array's text is searched this many bytes at a time (a copy each: no more held)
+
+
+def _holds_break(chunk: pa.Array) -> bool:
+    """Whether any value of a string array holds LF or CR: its values' bytes (between its first and last offset, so
+    a slice sees only its own) searched in parts."""
+    import numpy as np
+
+    width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    offsets, data = chunk.buffers()[1], chunk.buffers()[2]
+    if offsets is None or data is None or len(chunk) == 0:
+        return False
+    bounds = np.frombuffer(offsets, dtype=width)
+    start, end = int(bounds[chunk.offset]), int(bounds[chunk.offset + len(chunk)])
+    view = memoryview(data)
+    for at in range(start, end, _SEARCHED_BYTES):
+        part = bytes(view[at:min(at + _SEARCHED_BYTES, end)])
+        if b"\n" in part or b"\r" in part:
+            return True
+    return False
 
 
 def refuse_broken_names(names: Sequence[str], file_name: str) -> None:
