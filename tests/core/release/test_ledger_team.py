@@ -241,6 +241,28 @@ def test_a_connection_lost_during_commit_is_asked_again_before_anything_is_shown
         nothing_charged(postgres_server, census)
 
 
+def test_a_server_gone_after_the_charge_is_said_to_have_charged_it(census, postgres_server):
+    """A helper's audit: after the commit the release reads the ledger again to count what remains; with the server
+    gone then, the user read "nothing was released, and nothing was recorded", though ε was charged (and a retry
+    would spend it twice). Now the failure says it was charged, and where its values are."""
+    from workbench.core.errors import FailedAfterNoise
+
+    ledger = Ledger(postgres_server.url(census, "alice"))
+    ledger.check_key()
+    charge = ledger.charge
+
+    def charged_then_gone(*args, **kwargs):
+        entry = charge(*args, **kwargs)
+        ledger._connect = lambda: (_ for _ in ()).throw(ledger._unreachable(psycopg.OperationalError("gone"), "read"))
+        return entry
+
+    ledger.charge = charged_then_gone
+    with pytest.raises(FailedAfterNoise, match=r"The release was charged: .* records it as entry 2 of 'census'.*"
+                                               r"Do not release it again"):
+        release(TABLE, plan(), ledger)
+    assert Ledger(postgres_server.url(census)).dataset(NAME).releases == 1
+
+
 def test_a_refused_write_says_the_servers_reason_without_quoting_the_entry(census, postgres_server):
     """PostgreSQL's detail and context quote the text around a bad character of a jsonb value: for an entry the
     trigger reads, that was the release's noisy values, shown in "cannot be written (…)" while nothing was charged

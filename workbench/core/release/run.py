@@ -472,7 +472,14 @@ def charged_release(
                               content_fingerprint, read_as)
     except EntryRefused as refused:  # perhaps by the noisy values (a character the team database cannot encode)
         raise _charged_failure(refused, ledger, name, events, plan, cost, terms, fingerprint, new_dataset) from None
-    before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
+    try:
+        before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
+    except LedgerError as exc:  # a team ledger's server gone once the charge was committed: say it was charged
+        raise FailedAfterNoise(
+            f"The release was charged: {ledger.where} records it as entry {entry.seq} of '{name}', with its values, but "
+            f"could not be read again to count what remains ({exc}). Nothing is shown here; read its values with "
+            "`dp-workbench ledger export` once the ledger can be reached. Do not release it again: that would spend "
+            "its budget a second time.") from None
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {
         "rate": rate,
