@@ -8,7 +8,7 @@ decoded. No value is typed here: ``reading`` reads each one by the plan's descri
 A row is a line: a value holding a line break is refused (``refuse_line_breaks``). A quoted value may span lines
 in CSV, but then one row's quotation mark left open takes in the lines after it, as one value, until the next
 quotation mark: one person's row changes how the rows of others are read, which breaks the guarantee of a release
-(a file with one such row more counted 1 row where its neighbour counted 201). Refused by every engine alike.
+(200 rows with one such row added before them were read as a single row). Refused by every engine alike.
 """
 
 from __future__ import annotations
