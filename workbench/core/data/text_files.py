@@ -130,11 +130,8 @@ def read_columns(open_file: Opener, text_format: TextFormat, file_name: str, nam
                                  _returning_pool())
     try:
         schema = pa.schema([reader.schema.field(i) for i in keep])
-        kept, done = [], 0
-        for block in _taken(source, reader):
-            if text_format.quoted:
-                refuse_line_breaks(block, file_name, done)
-                done += block.num_rows
+        kept = []
+        for block in _taken(source, reader, text_format, file_name):
             each_block(block)
             kept.append(pa.RecordBatch.from_arrays([block.column(i) for i in keep], schema=schema))
         return pa.Table.from_batches(kept, schema=schema)
@@ -157,14 +154,20 @@ def _open_paced(open_file: Opener, text_format: TextFormat, file_name: str,
         raise _error(exc, open_file, text_format, file_name) from None
 
 
-def _taken(source: "_Paced", reader: pa_csv.CSVStreamingReader) -> Iterator[pa.RecordBatch]:
-    """The reader's batches, each taken as its paced file counts them (``_Paced.waiting``)."""
+def _taken(source: "_Paced", reader: pa_csv.CSVStreamingReader, text_format: TextFormat,
+           file_name: str) -> Iterator[pa.RecordBatch]:
+    """The reader's batches, each taken as its paced file counts them (``_Paced.waiting``), and refused if a value
+    holds a line break (``refuse_line_breaks``; only in a file holding a quotation mark)."""
+    done = 0
     while True:
         with source.waiting():
             try:
                 batch = reader.read_next_batch()
             except StopIteration:
                 return
+        if text_format.quoted:
+            refuse_line_breaks(batch, file_name, done)
+            done += batch.num_rows
         yield batch
 
 
@@ -193,12 +196,8 @@ def stream(open_file: Opener, text_format: TextFormat, file_name: str,
     schema = pa.schema([pa.field(name, pa.string()) for name in names])
 
     def batches():
-        done = 0
         try:
-            for batch in _taken(source, reader):
-                if text_format.quoted:
-                    refuse_line_breaks(batch, file_name, done)
-                    done += batch.num_rows
+            for batch in _taken(source, reader, text_format, file_name):
                 yield pa.RecordBatch.from_arrays(batch.columns, schema=schema)
         except _FAILURES as exc:
             failures.append(_error(exc, open_file, text_format, file_name))
