@@ -94,3 +94,51 @@ def test_the_pdf_report_has_the_quality_section_with_its_charts(files, tmp_path)
     images = [int(line.split()[0]) for line in listed.splitlines()[2:] if line.split()]  # page of each image
     assert images and max(images) >= heading, listed  # the bars come after the heading, in its section
     assert sum(page >= heading for page in images) >= 3, listed  # a few of the marginals, synthetic beside measured
+
+
+def test_ctrl_c_during_the_fit_is_charged_and_never_aborts(tmp_path, private_ledger_keys):
+    """Ctrl+C while OpenDP fits (its noise drawn) was raised inside OpenDP's call back into Python: the process
+    aborted ("free(): invalid pointer", SIGABRT) with nothing charged, a free re-roll after a wait whose length may
+    depend on the noisy marginals (DESIGN rule 5). It is now told at once, the fit ends, and the release is charged
+    with nothing shown."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    rng = np.random.default_rng(5)  # five columns: a fit of seconds, where three took less than one
+    data = tmp_path / "five.csv"
+    pd.DataFrame({"region": rng.choice(["North", "South", "East"], 20_000), "sex": rng.choice(["f", "m"], 20_000),
+                  "education": rng.choice(["a", "b", "c", "d"], 20_000), "employed": rng.choice(["y", "n"], 20_000),
+                  "age": rng.integers(0, 100, 20_000)}).to_csv(data, index=False)
+    categorical = lambda name, categories: {"name": name, "kind": "categorical", "categories": categories,  # noqa: E731
+                                            "outside": "drop"}
+    plan = tmp_path / "five.plan.json"
+    plan.write_text(json.dumps({**PLAN, "schema": {**PLAN["schema"], "columns": [
+        categorical("region", ["North", "South", "East"]), categorical("sex", ["f", "m"]),
+        categorical("education", ["a", "b", "c", "d"]), categorical("employed", ["y", "n"]),
+        {"name": "age", "kind": "numeric", "lower": 0, "upper": 100}]},
+        "statistics": [{**PLAN["statistics"][0], "columns": ["region", "sex", "education", "employed", "age"],
+                        "edges": {"age": [18, 30, 45, 65]}}]}))
+    ledger = tmp_path / "ledger.sqlite"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "release", str(data), "--plan", str(plan), "--out",
+         str(tmp_path / "out"), "--dataset-budget", "2", "1e-6", "--ledger", str(ledger)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    said: list[str] = []
+    reading = threading.Thread(target=lambda: said.extend(run.stderr), daemon=True)
+    reading.start()
+    deadline = time.monotonic() + 240
+    while not any("fitting the model" in line for line in said) and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # inside the fit: 3,000 rounds of Private-PGM take seconds on any machine
+    run.send_signal(signal.SIGINT)
+    run.wait(timeout=300)
+    reading.join(10)
+    err = " ".join("".join(said).split())  # the message's lines, as filled for the terminal, joined again
+    assert run.returncode == 2, err
+    assert "cannot be interrupted" in err and "charged all the same (ledger entry 2)" in err
+    assert "Traceback" not in err and not (tmp_path / "out" / "synthetic.csv").exists()
+    assert Ledger(ledger).dataset("Tiny survey").releases == 1

@@ -104,3 +104,29 @@ def test_the_command_line_programs_end_through_it():
     for launcher in ("launch_cli.py", "launch.py"):
         assert "run()" in (ROOT / "packaging" / launcher).read_text()
     assert "run()" in (ROOT / "workbench" / "cli" / "__main__.py").read_text()
+
+
+
+def test_ctrl_c_is_ignored_during_a_charge_and_heard_again_after_it():
+    """A charge begun after the noise is made whole (DESIGN rule 5): Ctrl+C during it does not stop it, and is heard
+    again once it is made."""
+    import os
+    import signal
+
+    import pytest
+
+    from workbench.core.process_exit import interrupts_held
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # another test's Spark installs its own
+    try:
+        made = False
+        with interrupts_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            made = True
+        assert made and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # the handler runs between two instructions
+                pass
+    finally:
+        signal.signal(signal.SIGINT, before)

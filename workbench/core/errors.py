@@ -9,8 +9,9 @@ statistic it is about, so that the app takes the user there without reading the 
 from __future__ import annotations
 
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 STEPS = ("data", "unit", "columns", "statistics", "budget", "release")  # the workflow, in order
 
@@ -95,10 +96,34 @@ def unexpected_error(exc: BaseException) -> str:
             "that were never charged. Please report it, with the steps that led to it")
 
 
+# whether the release computed in this thread (``drawing_noise``) has drawn noise yet (``noise_drawn``)
+_NOISE_DRAWN: ContextVar[bool] = ContextVar("noise_drawn", default=False)
+
+
+@contextmanager
+def drawing_noise() -> Iterator[Callable[[], bool]]:
+    """A release's computing, which yields whether it has drawn noise yet. From its first noise, whatever stops it
+    (an error, Ctrl+C) is charged: how long the work after the noise took, or the words it said, may depend on the
+    noisy values (a synthetic table's fit: AIM's rounds), and a stop seen to cost nothing would be a free re-roll
+    (DESIGN rule 5)."""
+    token = _NOISE_DRAWN.set(False)
+    try:
+        yield _NOISE_DRAWN.get
+    finally:
+        _NOISE_DRAWN.reset(token)
+
+
+def noise_drawn() -> None:
+    """Mark the release computed in this thread (``drawing_noise``) as having drawn noise: called before any work
+    that reads a noisy value, and once a statistic's noise is drawn."""
+    _NOISE_DRAWN.set(True)
+
+
 @contextmanager
 def after_noise(what: str) -> Iterator[None]:
     """Whatever stops the work inside, once noise was drawn, is a ``FailedAfterNoise`` (charged, nothing shown): a
     failure there may depend on the noisy values, and uncharged it would be a free look at them (DESIGN rule 5)."""
+    noise_drawn()
     try:
         yield
     except FailedAfterNoise:

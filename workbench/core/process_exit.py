@@ -13,9 +13,10 @@ import atexit
 import contextlib
 import logging
 import os
+import signal
 import sys
 import threading
-from typing import Callable, NoReturn
+from typing import Callable, Iterator, NoReturn
 
 from workbench.core.errors import unexpected_error
 
@@ -62,6 +63,45 @@ def exit_process(status: int | None) -> NoReturn:
         with contextlib.suppress(BaseException):  # closed (a broken pipe) or None (a windowed program)
             stream.flush()
     os._exit(code)
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Ctrl+C is ignored while the work inside runs (a ledger's charge): a release whose noise was drawn is charged
+    whole once the charge has begun (DESIGN rule 5), and is then shown, as its user paid for it."""
+    with _interrupts_to(lambda _signal, _frame: None):
+        yield
+
+
+@contextlib.contextmanager
+def interrupts_after(words: str) -> Iterator[None]:
+    """Ctrl+C during the work inside (OpenDP's fit, which calls back into Python and aborts the process when an
+    interrupt is raised there: "free(): invalid pointer") is told ``words`` at once and raised once the work ends."""
+    heard: list[bool] = []
+
+    def hear(_signal: int, _frame: object) -> None:
+        if not heard:
+            print(words, file=sys.stderr, flush=True)
+        heard.append(True)
+
+    with _interrupts_to(hear):
+        yield
+    if heard:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _interrupts_to(handler: Callable[[int, object], None]) -> Iterator[None]:
+    """SIGINT handled by ``handler`` inside. Only the main thread hears signals; elsewhere (the app's workers), and
+    where SIGINT is not Python's to handle, nothing changes."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _status(exc: SystemExit) -> int:

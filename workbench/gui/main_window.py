@@ -88,6 +88,8 @@ class MainWindow(QMainWindow):
         self.shown: LoadedTable | None = None  # the table on show, with its proposals
         self.unreadable: Path | None = None  # a text file that failed to open for its encoding: File > Text encoding…
         self.built = False
+        self._closing = QTimer(self, interval=250)  # asked to close while a release runs: closes once it is charged
+        self._closing.timeout.connect(self._close_if_charged)
         self.resize(1280, 820)
         self.setAcceptDrops(True)
         self.welcome = WelcomePanel(self.open_sample, self.choose_file, self.choose_plan, self.open_any)
@@ -500,10 +502,37 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Discard
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self._may_discard():
+        if self.charging():
+            event.ignore()
+            self._close_once_charged()
+        elif self._may_discard():
             event.accept()
         else:
             event.ignore()
+
+    def charging(self) -> bool:
+        """Whether a release (or a bounds estimate, a release too) has begun: its noise is drawn, so it runs to its
+        charge (DESIGN rule 5). The app ended then would drop it uncharged, a free stop after a wait whose length
+        may depend on the noisy values (a synthetic table's fit)."""
+        return self.built and (self.release_page.releasing() or self.columns_page.task is not None)
+
+    def _close_once_charged(self) -> None:
+        if self._closing.isActive():
+            return
+        answer = QMessageBox.question(
+            self, "A release is running",
+            "A release is running. Its noise has been drawn, so it cannot be stopped: it runs to its end and is "
+            "then charged to the ledger, which records its values.\n\nClose the window as soon as it is charged?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.statusBar().showMessage("The window closes once the release is charged…")
+            self._closing.start()
+
+    def _close_if_charged(self) -> None:
+        if not self.charging():
+            self._closing.stop()
+            self.close()
 
     def _update_title(self) -> None:
         name = self.document.path.name if self.document.path else self.document.plan.dataset.name

@@ -325,14 +325,13 @@ class ReleasePage(QWidget):
             again = task.reporter(RECOGNISED)  # the file's bytes hashed for the ledger at the charge
             ledger = open_ledger(location)
             known = ledger.has_dataset(plan.dataset.name)
-            # a synthetic table's fit takes a while: Cancel stays possible until the charge (``task.commit``), and
-            # a cancelled release is dropped unseen, never charged
+            # once the data are read, nothing stops the release: its noise is drawn, then charged (DESIGN rule 5; a
+            # synthetic table's fit takes a while, and its length may depend on the noisy marginals)
             words = task.say if synthetic else None
             if table.sample_rows is None:
-                if not synthetic:
-                    task.commit()
+                task.commit()
                 return release(table, plan, ledger, dataset_budget=None if known else budget, progress=words,
-                               before_charge=task.commit if synthetic else None, file_progress=again)
+                               file_progress=again)
             # the plan's encoding, as the command line reads it (the table shown was read in the same one)
             source = file_source(table.source, delimiter=table.delimiter, encoding=plan.dataset.encoding)
             # a file this ledger recorded for an earlier release, unchanged: its rows are not hashed again (its
@@ -340,11 +339,9 @@ class ReleasePage(QWidget):
             hashes = engine_hashes_rows(ledger, source, task.reporter(LOOKED_UP))
             with OutOfCoreData(source, plan.used_schema(), progress=task.reporter(OUT_OF_CORE),
                                hashes_content=hashes) as data:
-                if not synthetic:
-                    task.commit()  # the file is read; from here the release is charged and shown, not stopped
+                task.commit()  # the file is read; from here the release is charged and shown, not stopped
                 return release(source, plan, ledger, dataset_budget=None if known else budget, data=data,
-                               progress=words, before_charge=task.commit if synthetic else None,
-                               file_progress=again)
+                               progress=words, file_progress=again)
 
         synthetic = self.has_synthetic()
 
@@ -358,12 +355,9 @@ class ReleasePage(QWidget):
         self.release_button.setEnabled(False)
         self.busy.setRange(0, 0)
         self.busy.show()
-        self.cancel_button.setVisible(table.sample_rows is not None or synthetic)
+        self.cancel_button.setVisible(table.sample_rows is not None)
         self.cancel_button.setEnabled(True)
-        self.cancel_button.setToolTip(
-            "Stop before the release is charged: nothing is released and no budget is spent, unless the synthetic "
-            "table's fit, which runs to its end, fails after its noise was drawn (it is then charged, and says so)."
-            if synthetic else "Stop reading the file: nothing is released and no budget is spent.")
+        self.cancel_button.setToolTip("Stop reading the file: nothing is released and no budget is spent.")
         self.status.setText("Releasing… (the window stays usable)" if table.sample_rows is None else
                             f"Reading {table.source.name} out of core, then releasing… (the window stays usable)")
         task.start()
@@ -382,22 +376,24 @@ class ReleasePage(QWidget):
 
     def _said(self, words: str) -> None:
         if self.task is not None:
-            self.status.setText(f"Releasing: synthetic table: {words}… (the window stays usable; Cancel spends "
-                                "nothing until the release is charged)")
+            self.status.setText(f"Releasing: synthetic table: {words}… (the window stays usable; the release runs "
+                                "to its end and is then charged)")
+
+    def releasing(self) -> bool:
+        """Whether a release has begun (its noise is drawn or being drawn): it runs to its charge."""
+        return self.task is not None and self.task.committed
 
     def cancel_release(self) -> None:
-        """Stop the release before it is charged; refused once it is being charged (it is then shown, as every
-        charge). A cancelled release runs on to its next stop (the next block of the file, or the end of OpenDP's
-        fit): only then does the page say what happened, since a fit that fails after its noise was drawn is charged
-        all the same (``_failed``), and only a release that stopped uncharged (``_stopped``) spent nothing."""
+        """Stop reading a file out of core, before anything is computed; refused once the release has begun (its
+        noise is then drawn, and it runs to its charge and is shown, DESIGN rule 5). A cancelled reading stops at
+        its next block (``_stopped``)."""
         if self.task is None:
             return
         if not self.task.cancel():
-            self.status.setText("The release is being charged: it can no longer be stopped.")
+            self.status.setText("The release has begun: it can no longer be stopped, and is charged when it ends.")
             return
         self.cancel_button.setEnabled(False)
-        self.status.setText("Cancelling: the release stops at its next step (a synthetic table's fit runs to its "
-                            "end first)… Nothing is charged unless the fit fails after its noise was drawn.")
+        self.status.setText("Cancelling: the reading stops at its next block… Nothing is charged.")
 
     def _stopped(self, _reason: object) -> None:
         self.task = None
@@ -426,7 +422,7 @@ class ReleasePage(QWidget):
         self.busy.hide()
         self.cancel_button.hide()
         self.refresh()
-        if isinstance(exc, FailedAfterNoise):  # charged, whether or not Cancel was pressed: say so, never "cancelled"
+        if isinstance(exc, FailedAfterNoise):  # charged: say so, never "cancelled"
             self.charged.emit()  # the budget panel reads the ledger again
             self.status.setText("The release failed after its noise was drawn, so its budget was charged all the "
                                 "same; nothing was released. The message says which ledger entry records it.")

@@ -1,12 +1,13 @@
 """Releasing a synthetic table (issue 36): charged to the ledger before anything is returned, as one event that the
 ledger composes and refuses when it would overspend; the ledger keeps the plan and the quality figures, never rows;
-Cancel before the charge spends nothing; every engine feeds OpenDP the same prepared rows; the files are written
-with the input's labels."""
+a stop before the noise spends nothing and one after it is charged; every engine feeds OpenDP the same prepared
+rows; the files are written with the input's labels."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -119,41 +120,79 @@ def test_a_release_that_would_overspend_is_refused_before_reading_and_nothing_ch
     assert ledger.dataset("Small survey") == before
 
 
-def test_cancel_before_the_charge_spends_nothing(tmp_path):
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, Cancelled])
+def test_a_stop_before_the_noise_spends_nothing_and_one_after_it_is_charged(stop, tmp_path, monkeypatch):
+    """DESIGN's rule 5, no free re-rolls: how long a fit runs (AIM's rounds), and the words it says, may depend on
+    the noisy marginals. A stop seen to spend nothing after them (Cancel in the app, Ctrl+C on the command line) was
+    a free look at them, and the release could be drawn again. A stop while the rows are counted, before any noise,
+    spends nothing; one once the marginals are measured (the fit, the rows drawn) is charged."""
+    import workbench.core.synthetic.fit as fit
+
+    monkeypatch.setattr(fit, "MST_FIT_ITERATIONS", 30)  # the stops, not the fit, are tested
+    plan = ReleasePlan.from_json({**PLAN, "statistics": [PLAN["statistics"][1]],
+                                  "total_budget": {"epsilon": 1.0, "delta": 1e-7}})
     data = _survey(tmp_path / "survey.csv")
+
+    def stopped_at(stage: str) -> Ledger:
+        """The ledger after a release stopped as its progress says ``stage``."""
+        ledger = Ledger(tmp_path / f"ledger-{stage}.sqlite")
+
+        def words(said: str) -> None:
+            if said.startswith(stage):
+                raise stop("Stopped at your request.") if stop is Cancelled else stop()
+
+        with pytest.raises((stop, FailedAfterNoise)) as raised:
+            release(load_table(data), plan, ledger, Guarantee(3.0, 1e-6, "total"), progress=words)
+        if isinstance(raised.value, FailedAfterNoise):
+            assert re.search(r"(interrupted \(Ctrl\+C\)|cancelled)\..*charged all the same \(ledger entry 2\)",
+                             str(raised.value))
+        return ledger
+
+    for stage in ("counting", "building", "measuring"):  # before the marginals are measured: free
+        assert not stopped_at(stage).has_dataset("Small survey"), stage
+    record = stopped_at("drawing").dataset("Small survey")  # after: charged, with no values
+    assert record.releases == 1 and record.spent.epsilon > 0
+
+
+def test_a_stop_inside_the_fit_is_charged(tmp_path, monkeypatch):
+    """Ctrl+C lands while OpenDP measures and fits (its own code, no words said): charged."""
+    import workbench.core.synthetic.fit as fit
+
+    made = fit.measurement
+
+    def interrupted(*args, **kwargs):
+        measure, scale, rest = made(*args, **kwargs)
+
+        def fitting(rows):
+            measure(rows)
+            raise KeyboardInterrupt
+
+        return fitting, scale, rest
+
+    monkeypatch.setattr(fit, "measurement", interrupted)
+    plan = ReleasePlan.from_json({**PLAN, "statistics": [PLAN["statistics"][1]],
+                                  "total_budget": {"epsilon": 1.0, "delta": 1e-7}})
     ledger = Ledger(tmp_path / "ledger.sqlite")
-
-    def stop() -> None:
-        raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
-
-    with pytest.raises(Cancelled):
-        release(load_table(data), ReleasePlan.from_json(PLAN), ledger, Guarantee(3.0, 1e-6, "total"),
-                before_charge=stop)
-    assert not ledger.has_dataset("Small survey")
+    with pytest.raises(FailedAfterNoise, match=r"interrupted \(Ctrl\+C\).*charged all the same \(ledger entry"):
+        release(load_table(_survey(tmp_path / "survey.csv")), plan, ledger, Guarantee(3.0, 1e-6, "total"))
+    assert ledger.dataset("Small survey").releases == 1
 
 
 def test_nothing_heard_before_the_charge_depends_on_the_data(tmp_path, monkeypatch):
-    """DESIGN's rule 5: a noisy value is charged before it is shown. The progress words are heard before the charge,
-    where a Cancel spends nothing: the number of rows to draw, a noisy count unless the plan gives it, was one of
-    them ("drawing 2,791 rows"), so cancelled runs showed fresh noisy counts for free. Tables of other sizes are now
-    heard alike."""
+    """The progress words are heard before the charge: the number of rows to draw, a noisy count unless the plan
+    gives it, was one of them ("drawing 2,791 rows"). The release is charged now however it ends once its noise is
+    drawn, but what it says while it runs stays public all the same: tables of other sizes are heard alike."""
     import workbench.core.synthetic.fit as fit
 
     monkeypatch.setattr(fit, "MST_FIT_ITERATIONS", 30)  # the words, not the fit, are tested
     plan = ReleasePlan.from_json({**PLAN, "statistics": [PLAN["statistics"][1]],
                                   "total_budget": {"epsilon": 1.0, "delta": 1e-7}})
-
-    def stop() -> None:
-        raise Cancelled("Stopped at your request; nothing was released and no budget was spent.")
-
     heard = []
     for rows in (ROWS, ROWS // 3):
         words: list[str] = []
         ledger = Ledger(tmp_path / f"ledger-{rows}.sqlite")
-        with pytest.raises(Cancelled):
-            release(load_table(_survey(tmp_path / f"survey-{rows}.csv", rows)), plan, ledger,
-                    Guarantee(3.0, 1e-6, "total"), progress=words.append, before_charge=stop)
-        assert not ledger.has_dataset("Small survey")
+        release(load_table(_survey(tmp_path / f"survey-{rows}.csv", rows)), plan, ledger,
+                Guarantee(3.0, 1e-6, "total"), progress=words.append)
         heard.append(words)
     assert heard[0] == heard[1] and any("drawing" in words for words in heard[0])
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from workbench.core.data import IdentifierColumn, IgnoredColumn, Neighbouring, Schema, Table
 from workbench.core.data.prepare import check_columns_exist, kept_rows
 from workbench.core.data.reading import value_texts
-from workbench.core.errors import BudgetError, DataFileError, SchemaError
+from workbench.core.errors import BudgetError, DataFileError, SchemaError, noise_drawn
 from workbench.core.privacy import MechanismEvent, check_delta, check_epsilon, compose
 from workbench.core.privacy import opendp_api as dp
 from workbench.core.release.ledger import Ledger
@@ -186,6 +186,7 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
         # count (one person's value could so replace the count of a thousand: no bound on the sensitivity)
         texts = [str(k) for k in counts.index]
         listed = _measurement(terms.scale, terms.threshold)({str(i): int(v) for i, v in enumerate(counts.to_numpy())})
+        noise_drawn()
         noisy = {texts[int(i)]: count for i, count in listed.items()}
         error = terms.scale * math.log(1 / (1 - plan.confidence))  # |Laplace| below this with the confidence asked
         cells = tuple(Cell(text, float(noisy[text]), error, "noisy count of rows; listed because it reached "

@@ -25,8 +25,9 @@ from workbench.core.data import PreparedData, Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
 from workbench.core.data.io import FileState
 from workbench.core.data.sql_engine import FileSource, SqlData
-from workbench.core.errors import DataFileError, FailedAfterNoise, WorkbenchError, after_noise
+from workbench.core.errors import Cancelled, DataFileError, FailedAfterNoise, WorkbenchError, after_noise, drawing_noise, noise_drawn
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
+from workbench.core.process_exit import interrupts_held
 from workbench.core.release import versions
 from workbench.core.release.ledger import EntryRefused, Ledger, LedgerError, Registration, Terms
 from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan, json_leaves, refuse_nul
@@ -293,7 +294,6 @@ def _release_synthetic(planned: PlannedSynthetic, data: Engine, plan: ReleasePla
 
 def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None = None,
             data: "Engine | Callable[[], Engine] | None" = None, progress: Callable[[str], None] | None = None,
-            before_charge: Callable[[], None] | None = None,
             file_progress: Callable[[float], None] | None = None) -> Release:
     """Release every statistic of ``plan`` on ``table``, charged to ``ledger`` before it is returned.
 
@@ -304,8 +304,8 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
     in-memory engine's for the same table (``data.fingerprint``). For a ``Table``, ``data`` may be its prepared
     data, or a function giving it (a file prepared as it was read: ``BlockPreparer.prepared``), called after the
     ledger's refusals where ``prepare`` would be.
-    ``progress`` hears what a long step is doing (a synthetic table's fit); ``before_charge`` is called once the
-    values are computed, before the ledger is charged: it may raise ``Cancelled``, and then nothing is spent.
+    ``progress`` hears what a long step is doing (a synthetic table's fit). Once noise is drawn the release runs to
+    its charge: nothing may drop it uncharged (``charged_release``).
     ``file_progress`` hears the fraction of the file's bytes read to recognise it (``Ledger.fingerprint``: before the
     statistics, unless read for ``engine_hashes_rows`` already; and again after an engine that did not hash its rows).
     """
@@ -353,7 +353,7 @@ def release(table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, datase
     else:
         read_as = table.read_as if isinstance(table, Table) and (table.narrowed or not table.hashes_content) else None
     return charged_release(table, plan, ledger, dataset_budget, plan.events(), plan.guarantee(), compute,
-                           before_charge, read_as, file_progress)
+                           read_as, file_progress)
 
 
 def engine_hashes_rows(ledger: Ledger, source: FileSource, progress: Callable[[float], None] | None = None) -> bool:
@@ -408,7 +408,7 @@ def _recorded_content_fingerprint(ledger: Ledger, path: Path, read_as: dict[str,
 def charged_release(
     table: Table | FileSource, plan: ReleasePlan, ledger: Ledger, dataset_budget: Guarantee | None,
     events: list[MechanismEvent], cost: Guarantee, compute: Callable[[], tuple[str | None, tuple[ReleasedStatistic, ...]]],
-    before_charge: Callable[[], None] | None = None, read_as: dict[str, Any] | None = None,
+    read_as: dict[str, Any] | None = None,
     file_progress: Callable[[float], None] | None = None,
 ) -> Release:
     """The ledger's part of every release (statistics, bounds help, categories from the data): recognise the data,
@@ -435,43 +435,32 @@ def charged_release(
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
     # a plan not validated (a search's) is recorded too: its texts are refused now
     refuse_nul(_recorded(plan), [p.statistic.label for p in plan.statistics])
-    try:
-        content_fingerprint, released = compute()
-        if ledger.strict_json:
-            # the server would refuse such an entry after the noise: a refusal that depends on the noisy values
-            # (a value of the data listed; a noisy value that is not a finite number) and was not charged
-            _check_strict_json(released)
-    except FailedAfterNoise as failure:
-        raise _charged_failure(failure, ledger, name, events, plan, cost, terms, fingerprint, new_dataset) from None
-    synthetic = tuple((s.label, s.rows) for s in released if isinstance(s, _SyntheticStatistic) and s.rows is not None)
-    released = tuple(ReleasedStatistic(**{f: getattr(s, f) for f in _RELEASED_FIELDS}) if isinstance(s, _SyntheticStatistic)
-                     else s for s in released)
-    if before_charge is not None:
-        before_charge()  # may stop here: nothing is charged, and the values are dropped unseen
-
-    result = Release(
-        dataset_name=plan.dataset.name,
-        dataset_description=plan.dataset.description,
-        privacy_unit=plan.schema.unit.in_words,
-        neighbouring=plan.schema.neighbouring.in_words,
-        confidence=plan.confidence,
-        statistics=released,
-        guarantee=cost,
-        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        software_version=__version__,
-        libraries=versions.libraries(),
-        reliability=plan.reliability.to_json(),
-    )
-    recorded_plan = _recorded(plan)
-    if read_as is not None and not _hashed_bytes_were_read(ledger, Path(table.source), table.state):
-        read_as = None  # the file was written after its reading began: its record is never taken for a later release
-    # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
-    # another process may have registered or spent this dataset since the checks above
-    try:
-        entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
-                              content_fingerprint, read_as)
-    except EntryRefused as refused:  # perhaps by the noisy values (a character the team database cannot encode)
-        raise _charged_failure(refused, ledger, name, events, plan, cost, terms, fingerprint, new_dataset) from None
+    with drawing_noise() as drawn:
+        try:
+            content_fingerprint, released = compute()
+            if ledger.strict_json:
+                # the server would refuse such an entry after the noise: a refusal that depends on the noisy values
+                # (a value of the data listed; a noisy value that is not a finite number) and was not charged
+                _check_strict_json(released)
+            synthetic, result = _unsaid(plan, cost, released)
+            recorded_plan = _recorded(plan)
+            if read_as is not None and not _hashed_bytes_were_read(ledger, Path(table.source), table.state):
+                read_as = None  # the file was written after its reading began: its record is never taken again
+            # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
+            # another process may have registered or spent this dataset since the checks above
+            with interrupts_held():
+                entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
+                                      content_fingerprint, read_as)
+        except (FailedAfterNoise, EntryRefused) as failure:  # refused perhaps by the noisy values (a character the
+            # team database cannot encode)
+            raise _charged_failure(failure, ledger, name, events, plan, cost, terms, fingerprint,
+                                   new_dataset) from None
+        except (KeyboardInterrupt, Cancelled) as stop:  # Ctrl+C or Cancel: free before the noise, charged after it
+            if not drawn():
+                raise
+            stopped = "interrupted (Ctrl+C)" if isinstance(stop, KeyboardInterrupt) else "cancelled"
+            raise _charged_failure(FailedAfterNoise(f"The release was {stopped}."), ledger, name, events, plan, cost,
+                                   terms, fingerprint, new_dataset) from None
     try:
         before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
     except LedgerError as exc:  # a team ledger's server gone once the charge was committed: say it was charged
@@ -502,6 +491,27 @@ def charged_release(
     )
 
 
+def _unsaid(plan: ReleasePlan, cost: Guarantee, released: tuple[ReleasedStatistic, ...]
+            ) -> tuple[tuple[tuple[str, SyntheticResult], ...], Release]:
+    """The release as it is charged, before the ledger's part is added, and the synthetic tables' rows apart."""
+    synthetic = tuple((s.label, s.rows) for s in released if isinstance(s, _SyntheticStatistic) and s.rows is not None)
+    released = tuple(ReleasedStatistic(**{f: getattr(s, f) for f in _RELEASED_FIELDS}) if isinstance(s, _SyntheticStatistic)
+                     else s for s in released)
+    return synthetic, Release(
+        dataset_name=plan.dataset.name,
+        dataset_description=plan.dataset.description,
+        privacy_unit=plan.schema.unit.in_words,
+        neighbouring=plan.schema.neighbouring.in_words,
+        confidence=plan.confidence,
+        statistics=released,
+        guarantee=cost,
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        software_version=__version__,
+        libraries=versions.libraries(),
+        reliability=plan.reliability.to_json(),
+    )
+
+
 def _charged_failure(failure: WorkbenchError, ledger: Ledger, name: str, events: list[MechanismEvent],
                      plan: ReleasePlan, cost: Guarantee, terms: Terms, fingerprint: str | None,
                      new_dataset: Registration | None) -> FailedAfterNoise:
@@ -509,8 +519,9 @@ def _charged_failure(failure: WorkbenchError, ledger: Ledger, name: str, events:
     and uncharged it would be a free look at them): the error to raise. Should the store refuse even that entry
     (the plan's own texts, public, which it holds too), nothing is charged and that refusal is raised: it depends on
     no noisy value."""
-    entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms, fingerprint,
-                          new_dataset)
+    with interrupts_held():
+        entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms,
+                              fingerprint, new_dataset)
     return FailedAfterNoise(f"{failure} Its noise had already been drawn, so its budget is charged all the same "
                             f"(ledger entry {entry.seq}): nothing was released.", place=failure.place)
 
@@ -604,6 +615,7 @@ def _table_made_consistent(
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
     statistic = planned.statistic
     noisy = statistic.measure(data, noises, plan.confidence)  # nothing but the noisy answers goes further
+    noise_drawn()
     with after_noise(statistic.label):
         cells = planned.post.apply(statistic.estimate(noisy, noises, plan.schema, plan.confidence), statistic,
                                    plan.schema)

@@ -41,11 +41,15 @@ import pandas as pd
 
 from workbench.core.data import Schema
 from workbench.core.data.aggregates import Aggregate, Answer, Engine
-from workbench.core.errors import BudgetError, Cancelled, FailedAfterNoise, WorkbenchError
+from workbench.core.errors import BudgetError, Cancelled, FailedAfterNoise, WorkbenchError, noise_drawn
+from workbench.core.process_exit import interrupts_after
 from workbench.core.synthetic.budget import SyntheticCost, rows_per_person
 from workbench.core.synthetic.result import Marginal, SyntheticResult
 from workbench.core.synthetic.table import MAX_ROWS, Axis, SyntheticTable
 
+# said at once on Ctrl+C during OpenDP's fit, which cannot be interrupted (``interrupts_after``)
+FIT_INTERRUPTED = ("Stopping once OpenDP's fit ends: it cannot be interrupted. Its noise has been drawn, so the "
+                   "release will be charged to the ledger, with nothing shown.")
 RETRIES = 5  # attempts at a budget a few units in the last place smaller, for OpenDP's rounding (MST only)
 NULL_LOG_POTENTIAL = -1e30  # the model's log-potential of a value outside the public cells: probability 0
 
@@ -211,8 +215,9 @@ def release_synthetic(table: SyntheticTable, schema: Schema, engine: Engine, cos
         say("building OpenDP's measurement")
         made, scale, _ = measurement(table, axes, schema, cost, budget)
         say(f"measuring the marginals and fitting the model ({table.algorithm.upper()})")
+        noise_drawn()  # from here, how long the fit takes and what it says may depend on the noisy marginals
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), interrupts_after(FIT_INTERRUPTED):
                 warnings.simplefilter("ignore")
                 contingency = made(rows)
             break
