@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.errors import WorkbenchError, unexpected_error
-from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose, spent_in_words
+from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling, compose_releases, spent_in_words
 from workbench.core.release import (
     DEFAULT_DATASET_DELTA,
     DatasetRecord,
@@ -102,7 +102,7 @@ class BudgetPanel(QWidget):
         layout.addWidget(QLabel("Earlier releases of this dataset:"))
         layout.addWidget(self.history)
         self.record: DatasetRecord | None = None
-        self.spent_events: list[MechanismEvent] = []
+        self.spent_events: list[list[MechanismEvent]] = []  # each release's
         self._loaded_for: str | None = None  # the dataset whose ledger state is shown
         self._reading: Task | None = None  # a team ledger being read
         self.registers = True  # whether this user registers a new dataset (not an analyst of a team ledger)
@@ -289,7 +289,7 @@ class BudgetPanel(QWidget):
         assert self.record is not None
         try:
             planned = plan.events(verified=tight)
-            return compose([*self.spent_events, *planned], delta=self.record.budget.delta, tight=tight).epsilon
+            return compose_releases([*self.spent_events, planned], delta=self.record.budget.delta, tight=tight).epsilon
         except WorkbenchError:
             return self.record.spent.epsilon + cost.epsilon
 

@@ -231,6 +231,30 @@ def test_gaussian_releases_are_composed_tighter_than_basic_composition(ledger_lo
     assert MechanismEvent.from_json(stored) == release_event
 
 
+def test_releases_chosen_one_after_another_are_composed_only_by_accountants_valid_for_that(ledger_location):
+    """The ledger is a privacy filter: each release, its ε too, is chosen after seeing those before. Basic
+    composition and zCDP stay valid then (Rogers et al. 2016; Feldman & Zrnic 2021); the PLD's bound is proved for
+    a sequence fixed in advance. It had been used across releases: 20 Laplace statistics of ε = 0.1 and then 20 more
+    fitted a total of ε = 3 at δ = 1e-6 (PLD: 2.78), where zCDP spends 3.13 and basic composition 4. Within one
+    release, whose statistics are chosen together, the PLD still applies."""
+    from workbench.core.privacy import compose
+    from workbench.core.privacy.accounting import ZCDP
+
+    ledger = Ledger(ledger_location)
+    ledger.register("panel", budget(3.0, 1e-6), ROW)
+    first, second = [event(0.1)] * 20, [event(0.1)] * 20
+    assert compose(first, delta=1e-6).epsilon < 1.8  # the PLD, for one release
+    assert compose([*first, *second], delta=1e-6).epsilon < 2.8  # what the ledger had allowed
+    ledger.charge("panel", first, {"statistics": []}, {}, ROW)
+    assert ledger.dataset("panel").spent.epsilon < 1.8  # a first release alone: the PLD
+    with pytest.raises(BudgetError, match=r"overspend by ε 0\.13"):
+        ledger.charge("panel", second, {"statistics": []}, {}, ROW)
+    ledger.charge("panel", [event(0.1)] * 10, {"statistics": []}, {}, ROW)
+    spent = ledger.dataset("panel").spent
+    assert spent.method == ZCDP and spent.epsilon == pytest.approx(2.673, abs=1e-3)
+    assert ledger.dataset("panel").releases == 2
+
+
 def test_a_refusal_says_who_spent_what_and_when(ledger):
     ledger.charge("survey", [event(0.5)], {"statistics": []}, {}, ROW)
     ledger.charge("survey", [event(0.4)], {"statistics": []}, {}, ROW)

@@ -10,7 +10,7 @@ from workbench.core.privacy.accuracy import (
     simulated_noise,
     simulation_rng,
 )
-from workbench.core.privacy.composition import compose, overspend, spent_in_words
+from workbench.core.privacy.composition import compose, compose_releases, overspend, spent_in_words
 from workbench.core.privacy.events import Guarantee, MechanismEvent
 from workbench.core.privacy.mechanisms import (
     QUANTILE_CANDIDATES,
@@ -32,7 +32,7 @@ from workbench.core.privacy.sensitivity import Sensitivity
 
 __all__ = [
     "amplified_by_sampling", "BASIC", "bounds_candidates", "calibrate", "calibrate_quantile", "check_delta",
-    "check_epsilon", "combined_halfwidth", "compose", "design_table", "estimate_shares", "Guarantee",
+    "check_epsilon", "combined_halfwidth", "compose", "compose_releases", "design_table", "estimate_shares", "Guarantee",
     "MechanismEvent", "MechanismKind", "Noise", "noise_probability", "overspend", "person_distance",
     "QUANTILE_CANDIDATES", "quantile_candidates", "quantile_rank_halfwidth", "reading", "ResponseDesign",
     "SAMPLING_CONDITIONS", "Sensitivity", "simulated_halfwidth", "simulated_noise", "simulation_rng",

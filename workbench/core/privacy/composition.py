@@ -15,7 +15,12 @@ its method. Three accountants, each valid where it applies, and the tightest is 
   checked against dp-accounting in the tests): numerically the tightest, and the one that lets
   many Laplace statistics share a budget with δ > 0; its grid is chosen from the events.
 
-The tightest valid result is used. Parallel composition needs no accountant of its own:
+The tightest valid result is used. A dataset's releases are composed as the ledger meets them,
+each chosen after seeing the ones before, its ε too (``compose_releases``): a privacy filter. Basic
+composition (Rogers, Roth, Ullman & Vadhan 2016) and zCDP (Feldman & Zrnic 2021; Whitehouse, Ramdas,
+Rogers & Wu 2023) stay valid then, and OpenDP's fully adaptive compositor admits only those; the PLD's
+bound is proved for a sequence fixed in advance, so it applies within one release (its statistics are
+all chosen before any is seen) and to a dataset's first release, never across releases. Parallel composition needs no accountant of its own:
 a statistic by group is one query over all its groups, whose sensitivity counts how many
 groups one person can touch (``sensitivity.grouped``), so ε is spent once, not per group.
 """
@@ -55,13 +60,24 @@ def spent_in_words(spent: Guarantee, budget: Guarantee) -> str:
             "small chance that the guarantee fails, stated with every ε here, not an amount used up")
 
 
-def compose(events: Iterable[MechanismEvent], delta: float | None = None, tight: bool = True) -> Guarantee:
+def compose_releases(releases: Iterable[Iterable[MechanismEvent]], delta: float | None = None,
+                     tight: bool = True) -> Guarantee:
+    """The guarantee of a dataset's releases (each its events, oldest first): ``compose`` of all their events, with
+    the PLD's bound only while there is one release (the module's docstring says why)."""
+    chosen = [events for events in (list(r) for r in releases) if events]
+    return compose([e for events in chosen for e in events], delta, tight, adaptive=len(chosen) > 1)
+
+
+def compose(events: Iterable[MechanismEvent], delta: float | None = None, tight: bool = True,
+            adaptive: bool = False) -> Guarantee:
     """The smallest ε that a valid accountant proves for ``events`` at the given δ.
 
     ``delta`` defaults to the sum of the events' δ. Basic composition is valid when that
     sum is at most ``delta``; zCDP and PLD accounting are valid for any ``delta`` > 0.
     ``tight=False`` skips PLD accounting (tenths of a second for a thousand distinct
     events) where a quick, still valid, answer is wanted, e.g. while a slider moves.
+    ``adaptive``: the events' parameters were chosen one after another, each after seeing the results before
+    (several releases): PLD accounting is skipped, its bound not being proved then.
     """
     events = list(events)
     basic = basic_composition(events)
@@ -69,7 +85,7 @@ def compose(events: Iterable[MechanismEvent], delta: float | None = None, tight:
     candidates = [basic] if basic.delta <= target else []
     if target > 0 and events and zcdp_applies(events):
         candidates.append(zcdp_composition(events, target, quick=not tight))
-    if tight and target > 0 and len(events) > 1:
+    if tight and not adaptive and target > 0 and len(events) > 1:
         candidates.append(pld_composition(events, target))
     if not candidates:
         return basic  # no accountant reaches the target δ; the caller sees δ above it

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol, TypeVar
 from workbench.core.data import PrivacyUnit, Schema, content_digest
 from workbench.core.data.io import FileState
 from workbench.core.errors import BudgetError, Place, WorkbenchError
-from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, overspend
+from workbench.core.privacy import BASIC, Guarantee, MechanismEvent, compose, compose_releases, overspend
 from workbench.core.privacy.composition import BUDGET_TOLERANCE
 from workbench.core.release.ledger_keys import KeyStore, LedgerKeyError, key_file_json, key_from_json, user_keys
 from workbench.core.release.plan import ReleasePlan, check_delta_for_size
@@ -670,7 +670,7 @@ def content_problems(entries: list[Entry]) -> list[Problem]:
                 budget = entry.data["budget"]
                 numbers = [float(budget["epsilon"]), float(budget["delta"])]
             elif entry.kind == "release":
-                numbers = [float(value) for event in release_events([entry])
+                numbers = [float(value) for events in release_events([entry]) for event in events
                            for value in (event.epsilon, event.delta, event.scale, event.sensitivity)]
             else:
                 numbers = []
@@ -729,13 +729,9 @@ def _check_total_delta(delta: float, size: int | None) -> None:
     check_delta_for_size(delta, size, "The dataset's total δ")
 
 
-def release_events(history: list[Entry]) -> list[MechanismEvent]:
-    """The privacy events of every release among a dataset's entries."""
-    return [
-        MechanismEvent.from_json(e)
-        for entry in history if entry.kind == "release"
-        for e in entry.data["events"]
-    ]
+def release_events(history: list[Entry]) -> list[list[MechanismEvent]]:
+    """The privacy events of each release among a dataset's entries, oldest first (``compose_releases``)."""
+    return [[MechanismEvent.from_json(e) for e in entry.data["events"]] for entry in history if entry.kind == "release"]
 
 
 def _record(name: str, history: list[Entry]) -> DatasetRecord:
@@ -762,7 +758,7 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
         budget=Guarantee(budget["epsilon"], budget["delta"], "total budget"),
         neighbouring=register["neighbouring"],
         privacy_unit=register["privacy_unit"],
-        spent=compose(release_events(history), delta=budget["delta"]),
+        spent=compose_releases(release_events(history), delta=budget["delta"]),
         releases=sum(1 for e in history if e.kind == "release"),
     )
 
@@ -775,14 +771,15 @@ NEW_DATASET_ADVICE = (
 
 
 def _check_affordable(
-    record: DatasetRecord, spent: list[MechanismEvent], events: list[MechanismEvent], advice: str = RAISE_ADVICE,
+    record: DatasetRecord, spent: list[list[MechanismEvent]], events: list[MechanismEvent], advice: str = RAISE_ADVICE,
     history: list[Entry] | None = None, delta_place: str = "delta",
 ) -> Guarantee:
     """The cost of ``events``; BudgetError naming the overspend, and who spent what before, if the dataset
     cannot afford it, placed at the plan's total ε if ε is overspent, else at ``delta_place`` (the plan's total δ;
     a new dataset's own, "dataset delta", where the app has it)."""
     cost = compose(events)
-    over = overspend(compose([*spent, *events], delta=record.budget.delta), record.budget.epsilon, record.budget.delta)
+    over = overspend(compose_releases([*spent, events], delta=record.budget.delta), record.budget.epsilon,
+                     record.budget.delta)
     if over:
         epsilon_over = over[0] > BUDGET_TOLERANCE * record.budget.epsilon or not over[1]
         raise BudgetError(
