@@ -107,26 +107,37 @@ def test_the_command_line_programs_end_through_it():
 
 
 
-def test_ctrl_c_is_ignored_during_a_charge_and_heard_again_after_it():
-    """A charge begun after the noise is made whole (DESIGN rule 5): Ctrl+C during it does not stop it, and is heard
-    again once it is made."""
+
+def test_a_stop_waits_for_the_work_inside_and_then_stops_as_it_would_have(capsys):
+    """A ledger's charge is made whole, and OpenDP's fit is never interrupted inside its call back into Python (the
+    process aborted); the stop is said at once, and raised once the work has ended, or failed."""
     import os
     import signal
 
     import pytest
 
-    from workbench.core.process_exit import interrupts_held
+    from workbench.core.process_exit import stops_deferred
+
+    def spin() -> None:  # signal handlers run between two instructions
+        for _ in range(10_000):
+            pass
 
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # another test's Spark installs its own
     try:
-        made = False
-        with interrupts_held():
-            os.kill(os.getpid(), signal.SIGINT)
-            made = True
-        assert made and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        done = []
         with pytest.raises(KeyboardInterrupt):
-            os.kill(os.getpid(), signal.SIGINT)
-            for _ in range(1000):  # the handler runs between two instructions
-                pass
+            with stops_deferred("Stopping once the work ends."):
+                os.kill(os.getpid(), signal.SIGINT)
+                spin()
+                done.append(True)
+        assert done and "Stopping once the work ends." in capsys.readouterr().err
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):  # the work failing: the stop is not forgotten
+            with stops_deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                spin()
+                raise ValueError("a numerical problem")
+        with stops_deferred():  # nothing heard: nothing raised
+            spin()
     finally:
         signal.signal(signal.SIGINT, before)

@@ -26,6 +26,7 @@ from workbench.core.data.out_of_core import OUT_OF_CORE_SUFFIXES, OutOfCoreData,
 from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
+from workbench.core.process_exit import stops_deferred
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import (
     Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, engine_hashes_rows, release,
@@ -109,6 +110,7 @@ def _release(args: argparse.Namespace) -> int:
     choice = EngineChoice(args.engine)
     shown = CommandProgress()  # on standard error, for a release that takes more than a few seconds
     table: Table | None = None
+    result: Release | None = None
     try:
         label_maps: dict = {}  # the input's value labels, for a synthetic file written as SPSS or Stata
         if choice is EngineChoice.SPARK:
@@ -144,10 +146,21 @@ def _release(args: argparse.Namespace) -> int:
             result = _checked_release(table, table, plan, args, shown,
                                       preparing if preparing is not None and preparing.streamed else None,
                                       ledger=ledger)
+    except (KeyboardInterrupt, SystemExit):
+        if result is None:
+            raise
+        # stopped as the engine closed, after the charge: the release is shown and written all the same
     finally:
         shown.finish()  # also when the release stops: no stage is said after the command ends
         if table is not None:  # a refusal or Ctrl-C: the hashing nothing will use is stopped, not waited for
             table.abandon_digest()
+    assert result is not None
+    with stops_deferred():  # charged: shown and written whole, as its user paid for it
+        _print_and_write(result, args, label_maps)
+    return 0
+
+
+def _print_and_write(result: Release, args: argparse.Namespace, label_maps: dict) -> None:
     _print_release(result, args.show_other)  # charged: the ledger holds it durably now
     if result.synthetic:
         files = write_synthetic(result, args.out, args.synthetic_format, label_maps)
@@ -160,7 +173,6 @@ def _release(args: argparse.Namespace) -> int:
     else:
         csv_path, json_path = write_results(result, args.out, show_other=args.show_other, how=SHOW_OTHER_HOW)
         print(f"\nWrote {csv_path} and {json_path}.")
-    return 0
 
 
 def _ledger_before_reading(args: argparse.Namespace, source: FileSource,

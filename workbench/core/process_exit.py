@@ -65,43 +65,36 @@ def exit_process(status: int | None) -> NoReturn:
     os._exit(code)
 
 
-@contextlib.contextmanager
-def interrupts_held() -> Iterator[None]:
-    """Ctrl+C is ignored while the work inside runs (a ledger's charge): a release whose noise was drawn is charged
-    whole once the charge has begun (DESIGN rule 5), and is then shown, as its user paid for it."""
-    with _interrupts_to(lambda _signal, _frame: None):
-        yield
+# the signals that stop the program: Ctrl+C, and SIGTERM and SIGHUP (``out_of_core.remove_on_signals``)
+STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @contextlib.contextmanager
-def interrupts_after(words: str) -> Iterator[None]:
-    """Ctrl+C during the work inside (OpenDP's fit, which calls back into Python and aborts the process when an
-    interrupt is raised there: "free(): invalid pointer") is told ``words`` at once and raised once the work ends."""
-    heard: list[bool] = []
-
-    def hear(_signal: int, _frame: object) -> None:
-        if not heard:
-            print(words, file=sys.stderr, flush=True)
-        heard.append(True)
-
-    with _interrupts_to(hear):
-        yield
-    if heard:
-        raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def _interrupts_to(handler: Callable[[int, object], None]) -> Iterator[None]:
-    """SIGINT handled by ``handler`` inside. Only the main thread hears signals; elsewhere (the app's workers), and
-    where SIGINT is not Python's to handle, nothing changes."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+def stops_deferred(words: str | None = None) -> Iterator[None]:
+    """A stop (``STOPPING_SIGNALS``) waits until the work inside has ended, whether it ends or fails, and then stops
+    the program as it would have (its handler runs). For a ledger's charge, made whole or not at all, and OpenDP's
+    fit, which calls back into Python and aborted the process when a stop was raised there ("free(): invalid
+    pointer"); ``words`` are said at once when a stop arrives. Only the main thread hears signals; elsewhere (the
+    app's workers) this does nothing, as for a signal whose handler is not Python's."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, handler)
+    heard: list[int] = []
+
+    def hear(signum: int, _frame: object) -> None:
+        if not heard and words:
+            print(words, file=sys.stderr, flush=True)
+        heard.append(signum)
+
+    previous = {number: signal.signal(number, hear) for number in STOPPING_SIGNALS
+                if signal.getsignal(number) is not None}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if heard:
+            signal.raise_signal(heard[0])
 
 
 def _status(exc: SystemExit) -> int:

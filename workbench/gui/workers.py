@@ -3,15 +3,15 @@
 A ``Task`` runs one function in a QThreadPool worker and reports back through signals,
 which Qt delivers on the GUI thread. A function that calls ``report`` (loading a text file
 does, for every block read) shows progress and is stopped by ``cancel`` at its next report.
-Otherwise cancelling cannot interrupt pandas, OpenDP's fit or the ledger; it marks the task, which runs on to
+Otherwise cancelling cannot interrupt pandas or the ledger; it marks the task, which runs on to
 its end and is then ``stopped`` rather than ``finished`` or ``failed``, its result dropped unseen.
 
-A charge is never dropped, whatever Cancel did. A release calls ``commit`` before it charges the ledger: from then
-on a cancel is refused (``cancel`` and ``commit`` are one atomic step each, under a lock, so a cancel racing the
-charge is either accepted before it, and the charge does not happen, or refused), and the result is always
-``finished``. A release that fails after its noise was drawn (``FailedAfterNoise``) is charged even though it
-never committed, so that failure is always ``failed``, never ``stopped``, even if Cancel was pressed during the
-fit. So the page says "nothing was spent" only on ``stopped``.
+A charge is never dropped, whatever Cancel did. A release calls ``commit`` before it draws any noise (before it
+begins, once its file is read): from then on a cancel is refused (``cancel`` and ``commit`` are one atomic step
+each, under a lock, so a cancel racing it is either accepted before it, and nothing is computed, or refused), and
+the release runs to its charge: how long it takes may depend on its noisy values (a synthetic table's fit), so a
+stop then must not be free (DESIGN rule 5). A release that fails after its noise was drawn (``FailedAfterNoise``)
+is charged, and is always ``failed``, never ``stopped``. So the page says "nothing was spent" only on ``stopped``.
 """
 
 from __future__ import annotations

@@ -246,7 +246,11 @@ def test_releases_chosen_one_after_another_are_composed_only_by_accountants_vali
     assert compose(first, delta=1e-6).epsilon < 1.8  # the PLD, for one release
     assert compose([*first, *second], delta=1e-6).epsilon < 2.8  # what the ledger had allowed
     ledger.charge("panel", first, {"statistics": []}, {}, ROW)
-    assert ledger.dataset("panel").spent.epsilon < 1.8  # a first release alone: the PLD
+    record = ledger.dataset("panel")
+    assert record.spent.epsilon < 1.8  # a first release alone: the PLD
+    # what is left is what a next release is composed against: the same 20 statistics without the PLD
+    assert record.remaining_epsilon == pytest.approx(3.0 - compose(first, 1e-6, adaptive=True).epsilon)
+    assert record.remaining_epsilon < 3.0 - 1.9
     with pytest.raises(BudgetError, match=r"overspend by ε 0\.13"):
         ledger.charge("panel", second, {"statistics": []}, {}, ROW)
     ledger.charge("panel", [event(0.1)] * 10, {"statistics": []}, {}, ROW)

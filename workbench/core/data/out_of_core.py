@@ -623,6 +623,12 @@ class OutOfCoreData(SqlData):
             return call()
         except DataFileError:
             raise
+        except self._duckdb.InterruptException:  # Ctrl+C while a query runs: a stop, as in Python's own code
+            raise KeyboardInterrupt from None
+        except RuntimeError as exc:
+            if "interrupted" in str(exc).lower():  # DuckDB's Python client: RuntimeError('Query interrupted')
+                raise KeyboardInterrupt from None
+            raise
         except self._duckdb.OutOfMemoryException as exc:
             raise DataFileError(
                 f"{self.source.name}: the out-of-core engine ran out of memory and disk for spilling ({first_line(exc)}). "

@@ -18,9 +18,11 @@ its method. Three accountants, each valid where it applies, and the tightest is 
 The tightest valid result is used. A dataset's releases are composed as the ledger meets them,
 each chosen after seeing the ones before, its ε too (``compose_releases``): a privacy filter. Basic
 composition (Rogers, Roth, Ullman & Vadhan 2016) and zCDP (Feldman & Zrnic 2021; Whitehouse, Ramdas,
-Rogers & Wu 2023) stay valid then, and OpenDP's fully adaptive compositor admits only those; the PLD's
+Rogers & Wu 2023) each stay valid then (OpenDP's fully adaptive compositor has no PLD either); the PLD's
 bound is proved for a sequence fixed in advance, so it applies within one release (its statistics are
-all chosen before any is seen) and to a dataset's first release, never across releases. Parallel composition needs no accountant of its own:
+all chosen before any is seen) and to a dataset's first release, never across releases. Taking the
+smaller of basic composition and zCDP at each step is valid at the dataset's δ while every event is pure;
+with Gaussian or other approximate events on the basic side, the two filters' δ may add up (docs/ledger.md). Parallel composition needs no accountant of its own:
 a statistic by group is one query over all its groups, whose sensitivity counts how many
 groups one person can touch (``sensitivity.grouped``), so ε is spent once, not per group.
 """

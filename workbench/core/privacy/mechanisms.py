@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from workbench.core.errors import BudgetError
+from workbench.core.errors import BudgetError, noise_drawn
 from workbench.core.privacy import opendp_api as dp
 from workbench.core.privacy.accuracy import discrete_gaussian_halfwidth, discrete_laplace_halfwidth
 from workbench.core.real import is_finite_real
@@ -67,6 +67,7 @@ class Noise:
         values = [min(max(int(v), -INTEGER_LIMIT), INTEGER_LIMIT) for v in np.atleast_1d(np.asarray(exact, dtype=object))]
         if self.scale == 0:
             return np.asarray(values, dtype=object)
+        noise_drawn()  # before OpenDP's call: a stop during it is charged (``errors.drawing_noise``)
         return np.asarray(_sampler(self.kind, self.scale)(values), dtype=object)
 
     def may_be_clamped(self, noisy: Sequence[int]) -> bool:
@@ -119,6 +120,7 @@ class Noise:
         if self.kind is not MechanismKind.EXPONENTIAL:
             raise TypeError(f"a {self.kind.value} mechanism cannot select a quantile")
         scores = quantile_scores(below, at_or_below, total, alpha)
+        noise_drawn()  # before OpenDP's call: a stop during it is charged (``errors.drawing_noise``)
         # handed over as a numpy array of u64 (OpenDP reads its buffer): a list of 10,001 Python integers took
         # OpenDP's converter longer to check one by one than the selection itself; the same scores either way
         return int(_score_selection(alpha, self.scale)(np.ascontiguousarray(scores, dtype=np.uint64)))

@@ -185,8 +185,8 @@ def discover_categories(table: Table, plan: ReleasePlan, column: str, epsilon: f
         # so "nurse\x00night" was counted as "nurse", and the last of two values read alike replaced the other's
         # count (one person's value could so replace the count of a thousand: no bound on the sensitivity)
         texts = [str(k) for k in counts.index]
+        noise_drawn()  # before OpenDP's call: a stop during it is charged (``errors.drawing_noise``)
         listed = _measurement(terms.scale, terms.threshold)({str(i): int(v) for i, v in enumerate(counts.to_numpy())})
-        noise_drawn()
         noisy = {texts[int(i)]: count for i, count in listed.items()}
         error = terms.scale * math.log(1 / (1 - plan.confidence))  # |Laplace| below this with the confidence asked
         cells = tuple(Cell(text, float(noisy[text]), error, "noisy count of rows; listed because it reached "

@@ -113,19 +113,22 @@ class DatasetRecord:
     privacy_unit: str
     spent: Guarantee
     releases: int
+    # what the releases so far count for once another is composed with them (``compose_releases``: the PLD's bound
+    # holds for one release only), which is what is left is read against; None: ``spent``
+    counted: Guarantee | None = None
 
     @property
     def remaining_epsilon(self) -> float:
-        return max(0.0, self.budget.epsilon - self.spent.epsilon)
+        return max(0.0, self.budget.epsilon - (self.counted or self.spent).epsilon)
 
     @property
     def remaining_delta(self) -> float:
-        return max(0.0, self.budget.delta - self.spent.delta)
+        return max(0.0, self.budget.delta - (self.counted or self.spent).delta)
 
     @property
     def remaining_in_words(self) -> str:
         """What is left, stated so that it cannot be misread when an accountant spent δ as a whole."""
-        if self.spent.method == BASIC or self.budget.delta == 0:
+        if (self.counted or self.spent).method == BASIC or self.budget.delta == 0:
             return f"ε = {self.remaining_epsilon:g}, δ = {self.remaining_delta:g}"
         return f"ε = {self.remaining_epsilon:g} at the total δ = {self.budget.delta:g}"
 
@@ -750,6 +753,7 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
             "problem; tell whoever keeps the ledger.", place=DATASET_NAME)
     register = history[0].data
     budget = register["budget"]
+    releases = release_events(history)
     for entry in history:
         if entry.kind == "budget":
             budget = entry.data["budget"]
@@ -758,8 +762,9 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
         budget=Guarantee(budget["epsilon"], budget["delta"], "total budget"),
         neighbouring=register["neighbouring"],
         privacy_unit=register["privacy_unit"],
-        spent=compose_releases(release_events(history), delta=budget["delta"]),
-        releases=sum(1 for e in history if e.kind == "release"),
+        spent=compose_releases(releases, delta=budget["delta"]),
+        releases=len(releases),
+        counted=compose([e for events in releases for e in events], budget["delta"], adaptive=True),
     )
 
 

@@ -25,9 +25,17 @@ from workbench.core.data import PreparedData, Table, check_unchanged, prepare
 from workbench.core.data.aggregates import Engine
 from workbench.core.data.io import FileState
 from workbench.core.data.sql_engine import FileSource, SqlData
-from workbench.core.errors import Cancelled, DataFileError, FailedAfterNoise, WorkbenchError, after_noise, drawing_noise, noise_drawn
+from workbench.core.errors import (
+    Cancelled,
+    DataFileError,
+    FailedAfterNoise,
+    WorkbenchError,
+    after_noise,
+    drawing_noise,
+    unexpected_error,
+)
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
-from workbench.core.process_exit import interrupts_held
+from workbench.core.process_exit import stops_deferred
 from workbench.core.release import versions
 from workbench.core.release.ledger import EntryRefused, Ledger, LedgerError, Registration, Terms
 from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan, json_leaves, refuse_nul
@@ -435,6 +443,7 @@ def charged_release(
     ledger.check_affordable(name, events, new_dataset)  # refuse before reading any data
     # a plan not validated (a search's) is recorded too: its texts are refused now
     refuse_nul(_recorded(plan), [p.statistic.label for p in plan.statistics])
+    entry, charging = None, False
     with drawing_noise() as drawn:
         try:
             content_fingerprint, released = compute()
@@ -448,27 +457,28 @@ def charged_release(
                 read_as = None  # the file was written after its reading began: its record is never taken again
             # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
             # another process may have registered or spent this dataset since the checks above
-            with interrupts_held():
+            charging = True
+            with stops_deferred():
                 entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
                                       content_fingerprint, read_as)
         except (FailedAfterNoise, EntryRefused) as failure:  # refused perhaps by the noisy values (a character the
             # team database cannot encode)
             raise _charged_failure(failure, ledger, name, events, plan, cost, terms, fingerprint,
                                    new_dataset) from None
-        except (KeyboardInterrupt, Cancelled) as stop:  # Ctrl+C or Cancel: free before the noise, charged after it
-            if not drawn():
-                raise
-            stopped = "interrupted (Ctrl+C)" if isinstance(stop, KeyboardInterrupt) else "cancelled"
-            raise _charged_failure(FailedAfterNoise(f"The release was {stopped}."), ledger, name, events, plan, cost,
-                                   terms, fingerprint, new_dataset) from None
+        except BaseException as stop:  # Ctrl+C, a signal, Cancel, an error: free before the noise, charged after it
+            if not drawn() or (charging and entry is None and isinstance(stop, WorkbenchError)):
+                raise  # before the noise; or the ledger's own refusal of the charge (spent meanwhile), made again
+            if entry is not None:  # between the charge and the end of this block
+                raise _charged_unseen(ledger, name, entry.seq, _stop_in_words(stop)) from None
+            raise _charged_failure(FailedAfterNoise(_stop_in_words(stop)), ledger, name, events, plan, cost, terms,
+                                   fingerprint, new_dataset) from None
     try:
         before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
     except LedgerError as exc:  # a team ledger's server gone once the charge was committed: say it was charged
-        raise FailedAfterNoise(
-            f"The release was charged: {ledger.where} records it as entry {entry.seq} of '{name}', with its values, but "
-            f"could not be read again to count what remains ({exc}). Nothing is shown here; read its values with "
-            "`dp-workbench ledger export` once the ledger can be reached. Do not release it again: that would spend "
-            "its budget a second time.") from None
+        raise _charged_unseen(ledger, name, entry.seq, f"It could not be read again to count what remains ({exc}).",
+                              "once the ledger can be reached") from None
+    except BaseException as stop:  # Ctrl+C, a signal: the charge is made, and said to be
+        raise _charged_unseen(ledger, name, entry.seq, _stop_in_words(stop)) from None
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {
         "rate": rate,
@@ -512,6 +522,29 @@ def _unsaid(plan: ReleasePlan, cost: Guarantee, released: tuple[ReleasedStatisti
     )
 
 
+def _stop_in_words(stop: BaseException) -> str:
+    """What stopped a release, in words that quote nothing it was handed (an error's own text may hold noisy values
+    before their charge: ``unexpected_error``)."""
+    if isinstance(stop, KeyboardInterrupt):
+        return "The release was interrupted (Ctrl+C)."
+    if isinstance(stop, SystemExit):
+        return "The release was stopped by a signal to end the program."
+    if isinstance(stop, Cancelled):
+        return "The release was cancelled."
+    if isinstance(stop, WorkbenchError):
+        return f"{str(stop).rstrip('.')}."
+    unexpected_error(stop)  # its frames to standard error, for a bug report
+    return f"The release stopped on an unexpected {type(stop).__name__} (its details are left out; please report it)."
+
+
+def _charged_unseen(ledger: Ledger, name: str, seq: int, why: str, when: str = "") -> FailedAfterNoise:
+    """A release charged, with its values, that stopped before it was shown: the error to raise."""
+    return FailedAfterNoise(
+        f"The release was charged: {ledger.where} records it as entry {seq} of '{name}', with its values. {why} "
+        f"Nothing is shown here; read its values with `dp-workbench ledger export`{' ' + when if when else ''}. Do "
+        "not release it again: that would spend its budget a second time.")
+
+
 def _charged_failure(failure: WorkbenchError, ledger: Ledger, name: str, events: list[MechanismEvent],
                      plan: ReleasePlan, cost: Guarantee, terms: Terms, fingerprint: str | None,
                      new_dataset: Registration | None) -> FailedAfterNoise:
@@ -519,7 +552,7 @@ def _charged_failure(failure: WorkbenchError, ledger: Ledger, name: str, events:
     and uncharged it would be a free look at them): the error to raise. Should the store refuse even that entry
     (the plan's own texts, public, which it holds too), nothing is charged and that refusal is raised: it depends on
     no noisy value."""
-    with interrupts_held():
+    with stops_deferred():
         entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms,
                               fingerprint, new_dataset)
     return FailedAfterNoise(f"{failure} Its noise had already been drawn, so its budget is charged all the same "
@@ -615,7 +648,6 @@ def _table_made_consistent(
 def _release_one(planned: PlannedStatistic, queries, noises, data, plan: ReleasePlan) -> ReleasedStatistic:
     statistic = planned.statistic
     noisy = statistic.measure(data, noises, plan.confidence)  # nothing but the noisy answers goes further
-    noise_drawn()
     with after_noise(statistic.label):
         cells = planned.post.apply(statistic.estimate(noisy, noises, plan.schema, plan.confidence), statistic,
                                    plan.schema)

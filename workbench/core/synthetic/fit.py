@@ -42,12 +42,12 @@ import pandas as pd
 from workbench.core.data import Schema
 from workbench.core.data.aggregates import Aggregate, Answer, Engine
 from workbench.core.errors import BudgetError, Cancelled, FailedAfterNoise, WorkbenchError, noise_drawn
-from workbench.core.process_exit import interrupts_after
+from workbench.core.process_exit import stops_deferred
 from workbench.core.synthetic.budget import SyntheticCost, rows_per_person
 from workbench.core.synthetic.result import Marginal, SyntheticResult
 from workbench.core.synthetic.table import MAX_ROWS, Axis, SyntheticTable
 
-# said at once on Ctrl+C during OpenDP's fit, which cannot be interrupted (``interrupts_after``)
+# said at once on Ctrl+C during OpenDP's fit, which cannot be interrupted (``stops_deferred``)
 FIT_INTERRUPTED = ("Stopping once OpenDP's fit ends: it cannot be interrupted. Its noise has been drawn, so the "
                    "release will be charged to the ledger, with nothing shown.")
 RETRIES = 5  # attempts at a budget a few units in the last place smaller, for OpenDP's rounding (MST only)
@@ -215,9 +215,9 @@ def release_synthetic(table: SyntheticTable, schema: Schema, engine: Engine, cos
         say("building OpenDP's measurement")
         made, scale, _ = measurement(table, axes, schema, cost, budget)
         say(f"measuring the marginals and fitting the model ({table.algorithm.upper()})")
-        noise_drawn()  # from here, how long the fit takes and what it says may depend on the noisy marginals
+        noise_drawn()  # from here a stop is charged: how long the fit takes may depend on the noisy marginals
         try:
-            with warnings.catch_warnings(), interrupts_after(FIT_INTERRUPTED):
+            with warnings.catch_warnings(), stops_deferred(FIT_INTERRUPTED):
                 warnings.simplefilter("ignore")
                 contingency = made(rows)
             break
@@ -246,8 +246,8 @@ def _drawn(table: SyntheticTable, axes: tuple[Axis, ...], contingency: Any, scal
     wanted = table.rows if table.rows is not None else max(1, int(round(counted)))
     capped = table.rows is None and wanted > MAX_ROWS
     wanted = min(wanted, MAX_ROWS)
-    # words heard before the charge, when a Cancel still spends nothing: a number of rows counted by the model is a
-    # noisy count, never said then (DESIGN's rule 5: no free re-rolls); one the plan gives is public
+    # words heard before the charge: a number of rows counted by the model is a noisy count, never said then (the
+    # release is charged however it ends now, but its progress stays public); one the plan gives is public
     say("drawing the rows" if table.rows is None else f"drawing {wanted:,} rows")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
