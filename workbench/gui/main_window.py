@@ -521,8 +521,9 @@ class MainWindow(QMainWindow):
             return
         answer = QMessageBox.question(
             self, "A release is running",
-            "A release is running. Its noise has been drawn, so it cannot be stopped: it runs to its end and is "
-            "then charged to the ledger, which records its values.\n\nClose the window as soon as it is charged?",
+            "A release is running. Once begun, a release cannot be stopped (its noise is drawn as it runs): it "
+            "runs to its end and is then charged to the ledger, which records its values.\n\nClose the window as "
+            "soon as it is charged?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No,
         )
         if answer == QMessageBox.StandardButton.Yes:
