@@ -142,3 +142,32 @@ def test_ctrl_c_during_the_fit_is_charged_and_never_aborts(tmp_path, private_led
     assert "cannot be interrupted" in err and "charged all the same (ledger entry 2)" in err
     assert "Traceback" not in err and not (tmp_path / "out" / "synthetic.csv").exists()
     assert Ledger(ledger).dataset("Tiny survey").releases == 1
+
+
+def test_spss_codes_follow_the_public_list_unless_the_inputs_are_kept(tmp_path):
+    """Value labels made from the rows (Stata's encode, SPSS's autorecode) list the values seen in the data: the
+    input's codes, reused, told which public categories were seen (one without a code of its own got a new one) and,
+    by their gaps, that values outside the list were. Codes are 1, 2, … in the public list's order unless the user
+    keeps the input's codes (taking its labels as public)."""
+    import pyreadstat
+
+    rng = np.random.default_rng(3)
+    data = tmp_path / "coded.sav"
+    frame = pd.DataFrame({"region": rng.choice([7.0, 9.0], 2000), "sex": rng.choice([1.0, 2.0], 2000),
+                          "age": rng.integers(0, 100, 2000).astype(float)})
+    # as encode makes them: 7 North, 8 a value outside the public list, 9 South; no code for the public "East"
+    pyreadstat.write_sav(frame, str(data), variable_value_labels={"region": {7.0: "North", 8.0: "Mars", 9.0: "South"},
+                                                                   "sex": {1.0: "f", 2.0: "m"}})
+    plan = tmp_path / "coded.plan.json"
+    columns = [{**PLAN["schema"]["columns"][0], "categories": ["North", "East", "South"]}, *PLAN["schema"]["columns"][1:]]
+    plan.write_text(json.dumps({**PLAN, "schema": {**PLAN["schema"], "columns": columns}}))
+    codes = {}
+    for keep in (False, True):
+        out = tmp_path / f"out-{keep}"
+        assert main(["release", str(data), "--plan", str(plan), "--out", str(out), "--dataset-budget", "4", "1e-6",
+                     "--ledger", str(tmp_path / "ledger.sqlite"), "--synthetic-format", "sav",
+                     *(["--keep-input-codes"] if keep else [])]) == 0
+        _, meta = pyreadstat.read_sav(str(out / "synthetic.sav"))
+        codes[keep] = meta.variable_value_labels["region"]
+    assert codes[False] == {1: "North", 2: "East", 3: "South"}  # nothing of the input's labels
+    assert codes[True] == {7: "North", 10: "East", 9: "South"}  # the codebook's numbers, taken as public

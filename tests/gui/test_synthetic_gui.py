@@ -86,3 +86,37 @@ def test_step_5_states_a_synthetic_tables_own_epsilon_delta_and_rho(qtbot, windo
     assert cost.delta > 0 and cost.rho is not None
     title = preview.plot_title.text()
     assert f"ε = {cost.epsilon:.3g}, δ = {cost.delta:.2g}, ρ = {cost.rho:.3g} zCDP" in title, title
+
+
+def test_the_inputs_codes_are_kept_only_when_asked(qtbot, window, tmp_path):
+    """An SPSS input's value labels reach a synthetic SPSS or Stata file only when the user ticks "Keep the input's
+    codes" (labels made from the rows tell which values the data hold); the box shows only for such an input."""
+    import json
+
+    import numpy as np
+    import pyreadstat
+
+    rng = np.random.default_rng(4)
+    data = tmp_path / "coded.sav"
+    pyreadstat.write_sav(pd.DataFrame({"region": rng.choice([7.0, 9.0], 300), "age": rng.integers(0, 99, 300) * 1.0}),
+                         str(data), variable_value_labels={"region": {7.0: "North", 9.0: "South"}})
+    plan = tmp_path / "coded.plan.json"
+    plan.write_text(json.dumps({
+        "format": "dp-workbench-plan", "version": 2, "dataset": {"name": "Coded", "size_estimate": 300},
+        "schema": {"columns": [
+            {"name": "region", "kind": "categorical", "categories": ["North", "South"], "outside": "drop"},
+            {"name": "age", "kind": "numeric", "lower": 0, "upper": 100}],
+            "privacy_unit": {"id_column": None, "max_rows_per_person": 1}, "neighbouring": "add_remove"},
+        "statistics": [{"type": "synthetic", "columns": ["region", "age"], "edges": {"age": [18, 65]}, "rows": 100,
+                        "keep": [], "numeric_values": "interval", "algorithm": "mst", "mechanism": "gaussian",
+                        "epsilon": 1.0, "delta": 1e-7}],
+        "total_budget": {"epsilon": 1.0, "delta": 1e-7}}))
+    load(qtbot, window, data)
+    assert window.open_plan(plan)
+    page = window.release_page
+    window.tabs.setCurrentWidget(page)
+    page.refresh()
+    assert not page.keep_codes.isHidden() and not page.keep_codes.isChecked()
+    assert page.label_maps() == {}
+    page.keep_codes.setChecked(True)
+    assert page.label_maps()["region"] == {7.0: "North", 9.0: "South"}

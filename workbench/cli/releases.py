@@ -65,8 +65,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--paper", choices=PAPER_SIZES, default="a4", help="PDF paper size with --report (default a4)")
     run.add_argument("--synthetic-format", nargs="+", choices=SYNTHETIC_FORMATS, default=["csv"], metavar="FORMAT",
                      help="a synthetic table of the plan is written as synthetic.csv into --out, and also in these "
-                          f"formats: {', '.join(SYNTHETIC_FORMATS)} (SPSS and Stata with the input's variable and "
-                          "value labels)")
+                          f"formats: {', '.join(SYNTHETIC_FORMATS)} (SPSS and Stata with the plan's variable labels "
+                          "and the public categories as value labels, coded 1, 2, … in their order)")
+    run.add_argument("--keep-input-codes", action="store_true",
+                     help="a synthetic table written as SPSS or Stata codes its public categories as the input file's "
+                          "value labels do: those labels are then taken as public (labels made from the rows, as "
+                          "Stata's encode or SPSS's autorecode make them, tell which values the data hold)")
     run.add_argument("--accept-category-warnings", action="store_true",
                      help="release even when a public category list does not fit the data (checked before any ε is spent)")
     run.add_argument("--engine", choices=[c.value for c in EngineChoice], default=EngineChoice.AUTO.value,
@@ -163,7 +167,7 @@ def _release(args: argparse.Namespace) -> int:
 def _print_and_write(result: Release, args: argparse.Namespace, label_maps: dict) -> None:
     _print_release(result, args.show_other)  # charged: the ledger holds it durably now
     if result.synthetic:
-        files = write_synthetic(result, args.out, args.synthetic_format, label_maps)
+        files = write_synthetic(result, args.out, args.synthetic_format, label_maps if args.keep_input_codes else {})
         print("\nWrote the synthetic microdata: " + ", ".join(str(p) for p in files) + "."
               + "".join(f"\nNot written: {words}." for words in skipped(result, args.synthetic_format)))
     if args.report:

@@ -101,8 +101,15 @@ class ReleasePage(QWidget):
         for key in ("sav", "dta", "parquet", "xlsx"):
             self.synthetic_format.addItem(f"CSV and {FORMAT_NAMES[key]}", key)
         self.synthetic_format.setToolTip("The synthetic table is exported as synthetic.csv beside the report, and also "
-                                         "in this format (SPSS and Stata with the input's variable and value labels).")
+                                         "in this format (SPSS and Stata with the plan's variable labels and the public "
+                                         "categories as value labels, coded 1, 2, … in their order).")
         self.synthetic_format_label = QLabel("Synthetic file:")
+        self.keep_codes = QCheckBox("Keep the input's codes")
+        self.keep_codes.setToolTip(
+            "An SPSS or Stata synthetic file codes its public categories as the input file's value labels do, so that "
+            "a codebook's numbers still apply. Those labels are then taken as public: labels made from the rows (as "
+            "Stata's encode or SPSS's autorecode make them) tell which values the data hold. Unticked: 1, 2, … in "
+            "the order of the public categories.")
         self.show_other = QCheckBox("Show '(other)' groups")
         self.show_other.setToolTip(
             "Groups with '(other)' in a grouping column hold only rows outside the public categories: they are "
@@ -131,6 +138,7 @@ class ReleasePage(QWidget):
         buttons.addWidget(self.paper)
         buttons.addWidget(self.synthetic_format_label)
         buttons.addWidget(self.synthetic_format)
+        buttons.addWidget(self.keep_codes)
         buttons.addWidget(self.show_other)
         buttons.addStretch()
         layout = QVBoxLayout(self)
@@ -178,6 +186,7 @@ class ReleasePage(QWidget):
         self.synthetic_format.setVisible(synthetic)
         self.synthetic_format_label.setVisible(synthetic)
         table = self.document.table
+        self.keep_codes.setVisible(synthetic and table is not None and bool(table.label_maps))
         family = INPUT_FAMILY.get(table.source.suffix.lower(), "") if table is not None else ""
         if synthetic and not self.synthetic_format.property("chosen"):
             self.synthetic_format.setCurrentIndex(max(0, self.synthetic_format.findData(family)))
@@ -497,9 +506,10 @@ class ReleasePage(QWidget):
         return [self.synthetic_format.currentData()] if self.synthetic_format.currentData() else []
 
     def label_maps(self) -> dict:
-        """The input's value labels (public metadata of the file), for a synthetic table written as SPSS or Stata."""
+        """The input's value labels, whose codes a synthetic table written as SPSS or Stata keeps: only when the
+        user ticks "Keep the input's codes", taking them as public (``synthetic_files._coded``)."""
         table = self.document.table
-        return dict(table.label_maps) if table is not None else {}
+        return dict(table.label_maps) if table is not None and self.keep_codes.isChecked() else {}
 
     def _exported(self, written: list[Path]) -> None:
         self.export_task = None

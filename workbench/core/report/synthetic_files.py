@@ -1,10 +1,11 @@
 """Write a release's synthetic tables as files: synthetic.csv always, and on request SPSS (.sav) and Stata (.dta)
-with the input's variable labels and value labels, Parquet, Excel. Called only after the release is charged.
+with the plan's variable labels and value labels, Parquet, Excel. Called only after the release is charged.
 
-A categorical column is written, in SPSS and Stata, as whole-number codes with value labels: the input's own
-codes where its value labels gave the categories (the same numbers the statistician's codebook uses), else
-1, 2, ... in the order of the public list; a numeric column written as intervals likewise, its intervals as
-the labels. A value drawn inside an interval is written as a number.
+A categorical column is written, in SPSS and Stata, as whole-number codes with value labels: 1, 2, ... in the
+order of the public list, or, when the user keeps the input's codes (taking its value labels as public), the
+input's own codes where its value labels gave the categories (the same numbers the statistician's codebook uses);
+a numeric column written as intervals likewise, its intervals as the labels. A value drawn inside an interval is
+written as a number.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def file_name(position: int, suffix: str) -> str:
 
 def write_synthetic(result: Release, out_dir: str | Path, formats: Sequence[str] = ("csv",),
                     label_maps: Mapping[str, Mapping[Any, str]] | None = None) -> list[Path]:
-    """Write every synthetic table of ``result`` in CSV and the chosen ``formats`` into ``out_dir``."""
+    """Write every synthetic table of ``result`` in CSV and the chosen ``formats`` into ``out_dir``; ``label_maps``:
+    the input's value labels, whose codes an SPSS or Stata file keeps (``_coded``: only when the user asks)."""
     check_formats(formats)
     out = Path(out_dir)
     written: list[Path] = []
@@ -108,10 +110,13 @@ def _write(table: SyntheticResult, path: Path, suffix: str, variable_labels: dic
 
 
 def _coded(frame: pd.DataFrame, label_maps: Mapping[str, Mapping[Any, str]]) -> tuple[pd.DataFrame, dict]:
-    """Categorical columns as whole-number codes with value labels: the input's codes where its value labels name
-    the category, new codes for the rest, above the public categories' own codes: not above every code of the input's
-    value labels, which would tell how many labels it has beyond the public list (labels made from the rows, as
-    Stata's encode makes them, list values seen in the data; a helper's audit)."""
+    """Categorical columns as whole-number codes with value labels: 1, 2, … in the order of the public categories;
+    with ``label_maps`` (the input's value labels, given only when the user keeps the input's codes and so takes its
+    labels as public), the input's codes where its value labels name the category, new codes for the rest, above
+    the public categories' own codes: not above every code of the input's value labels, which would tell how many
+    labels it has beyond the public list. Labels made from the rows (Stata's encode, SPSS's autorecode) list the
+    values seen in the data, and which public categories have a code of their own, and the gaps between the codes,
+    tell which values were seen: so the input's codes are kept only when asked (DESIGN rules 1 and 8)."""
     coded, value_labels = {}, {}
     for name in frame.columns:
         column = frame[name]
