@@ -26,7 +26,7 @@ from workbench.core.data.out_of_core import OUT_OF_CORE_SUFFIXES, OutOfCoreData,
 from workbench.core.data.prepare_stream import BlockPreparer
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import WorkbenchError
-from workbench.core.process_exit import stops_deferred
+from workbench.core.process_exit import make_held_stop, stops_deferred
 from workbench.core.privacy import Guarantee, spent_in_words
 from workbench.core.release import (
     Flag, Ledger, Release, ReleasePlan, budget_plan, check_categories, engine_hashes_rows, release,
@@ -115,6 +115,7 @@ def _release(args: argparse.Namespace) -> int:
     shown = CommandProgress()  # on standard error, for a release that takes more than a few seconds
     table: Table | None = None
     result: Release | None = None
+    closing: BaseException | None = None
     try:
         label_maps: dict = {}  # the input's value labels, for a synthetic file written as SPSS or Stata
         if choice is EngineChoice.SPARK:
@@ -150,10 +151,10 @@ def _release(args: argparse.Namespace) -> int:
             result = _checked_release(table, table, plan, args, shown,
                                       preparing if preparing is not None and preparing.streamed else None,
                                       ledger=ledger)
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit) as stop:
         if result is None:
             raise
-        # stopped as the engine closed, after the charge: the release is shown and written all the same
+        closing = stop  # as the engine closed, after the charge: the release is shown and written, then it stops
     finally:
         shown.finish()  # also when the release stops: no stage is said after the command ends
         if table is not None:  # a refusal or Ctrl-C: the hashing nothing will use is stopped, not waited for
@@ -161,6 +162,9 @@ def _release(args: argparse.Namespace) -> int:
     assert result is not None
     with stops_deferred():  # charged: shown and written whole, as its user paid for it
         _print_and_write(result, args, label_maps)
+    if closing is not None:
+        raise closing
+    make_held_stop()  # one heard while the ledger was charged
     return 0
 
 

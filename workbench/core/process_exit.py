@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Callable, Iterator, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 from workbench.core.errors import unexpected_error
 
@@ -71,30 +71,75 @@ STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM",
 
 @contextlib.contextmanager
 def stops_deferred(words: str | None = None) -> Iterator[None]:
-    """A stop (``STOPPING_SIGNALS``) waits until the work inside has ended, whether it ends or fails, and then stops
-    the program as it would have (its handler runs). For a ledger's charge, made whole or not at all, and OpenDP's
-    fit, which calls back into Python and aborted the process when a stop was raised there ("free(): invalid
-    pointer"); ``words`` are said at once when a stop arrives. Only the main thread hears signals; elsewhere (the
-    app's workers) this does nothing, as for a signal whose handler is not Python's."""
-    if threading.current_thread() is not threading.main_thread():
+    """A stop (``STOPPING_SIGNALS``) waits until the work inside has ended, and then stops the program as it would
+    have (``_stop``); should the work fail, its error goes on instead (the program ends with it). For OpenDP's fit,
+    which calls back into Python and aborted the process when a stop was raised there ("free(): invalid pointer"),
+    and the writing of a charged release's results; ``words`` are said at once when a stop arrives."""
+    with _heard_later(words) as heard:
         yield
+    if heard:
+        _stop(*heard[0])
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """A stop waits until the work inside (a ledger's charge, made whole or not at all) has ended, and is then kept
+    to be made by ``make_held_stop`` once the release it paid for is shown and written: a stop while a charge was
+    made had left it charged and never shown."""
+    with _heard_later(None) as heard:
+        try:
+            yield
+        finally:
+            _HELD.extend(heard[:1])
+
+
+def make_held_stop() -> None:
+    """Stop the program as a stop held by ``stops_held`` would have, if one was."""
+    if _HELD:
+        held = _HELD[0]
+        _HELD.clear()
+        _stop(*held)
+
+
+_HELD: list[tuple[int, Any]] = []  # a stop heard by ``stops_held``, with the handler it would have met
+
+
+@contextlib.contextmanager
+def _heard_later(words: str | None) -> Iterator[list[tuple[int, Any]]]:
+    """Each stop heard inside, with the handler it would have met, instead of that handler. Only the main thread
+    hears signals; elsewhere (the app's workers) nothing changes, nor for a signal ignored (SIG_IGN, as under
+    ``nohup``) or whose handler is not Python's."""
+    heard: list[tuple[int, Any]] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield heard
         return
-    heard: list[int] = []
+    previous = {number: signal.getsignal(number) for number in STOPPING_SIGNALS}
+    previous = {number: handler for number, handler in previous.items()
+                if handler is not None and handler is not signal.SIG_IGN}
 
     def hear(signum: int, _frame: object) -> None:
-        if not heard and words:
-            print(words, file=sys.stderr, flush=True)
-        heard.append(signum)
+        heard.append((signum, previous.get(signum)))  # first: nothing below may lose it
+        if len(heard) == 1 and words:
+            with contextlib.suppress(Exception):  # a closed standard error must not raise inside OpenDP's call
+                os.write(2, f"\n{words}\n".encode("utf-8", "replace"))
 
-    previous = {number: signal.signal(number, hear) for number in STOPPING_SIGNALS
-                if signal.getsignal(number) is not None}
+    for number in previous:
+        signal.signal(number, hear)
     try:
-        yield
+        yield heard
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        if heard:
-            signal.raise_signal(heard[0])
+
+
+def _stop(signum: int, handler: Any) -> None:
+    """What the stop ``signum`` would have done under ``handler``: Python's handler runs (Ctrl+C's raises
+    KeyboardInterrupt; ``out_of_core.remove_on_signals``' raises SystemExit); under the system's default, the
+    program ends as that signal ends it, but by an exception, so that what is owed (a charge) is still done."""
+    if callable(handler):
+        handler(signum, None)  # it may also do nothing more than note it (the app's quits its event loop)
+        return
+    raise KeyboardInterrupt if signum == signal.SIGINT else SystemExit(128 + signum)
 
 
 def _status(exc: SystemExit) -> int:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
 
 from workbench import __version__
 from workbench.core.errors import WorkbenchError
@@ -531,7 +531,7 @@ class MainWindow(QMainWindow):
             self._closing.start()
 
     def _close_if_charged(self) -> None:
-        if not self.charging():
+        if not self.charging() and QApplication.activeModalWidget() is None:  # a message naming the entry is read
             self._closing.stop()
             self.close()
 

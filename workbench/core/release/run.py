@@ -26,6 +26,7 @@ from workbench.core.data.aggregates import Engine
 from workbench.core.data.io import FileState
 from workbench.core.data.sql_engine import FileSource, SqlData
 from workbench.core.errors import (
+    BudgetError,
     Cancelled,
     DataFileError,
     FailedAfterNoise,
@@ -35,9 +36,9 @@ from workbench.core.errors import (
     unexpected_error,
 )
 from workbench.core.privacy import Guarantee, MechanismEvent, amplified_by_sampling
-from workbench.core.process_exit import stops_deferred
+from workbench.core.process_exit import stops_held
 from workbench.core.release import versions
-from workbench.core.release.ledger import EntryRefused, Ledger, LedgerError, Registration, Terms
+from workbench.core.release.ledger import Entry, EntryRefused, Ledger, LedgerError, Registration, Terms
 from workbench.core.release.plan import PlannedStatistic, PlannedSynthetic, ReleasePlan, json_leaves, refuse_nul
 from workbench.core.release.postprocess import MARGIN_CONSISTENCY_WORDS, consistent_with_total
 from workbench.core.release.reliability import flagged
@@ -458,7 +459,7 @@ def charged_release(
             # the authoritative checks (terms, fingerprints, budget) are the charge's own, in its write transaction:
             # another process may have registered or spent this dataset since the checks above
             charging = True
-            with stops_deferred():
+            with stops_held():  # a stop during the charge is made once the release is shown (``make_held_stop``)
                 entry = ledger.charge(name, events, result.to_json(), recorded_plan, terms, fingerprint, new_dataset,
                                       content_fingerprint, read_as)
         except (FailedAfterNoise, EntryRefused) as failure:  # refused perhaps by the noisy values (a character the
@@ -466,19 +467,26 @@ def charged_release(
             raise _charged_failure(failure, ledger, name, events, plan, cost, terms, fingerprint,
                                    new_dataset) from None
         except BaseException as stop:  # Ctrl+C, a signal, Cancel, an error: free before the noise, charged after it
-            if not drawn() or (charging and entry is None and isinstance(stop, WorkbenchError)):
-                raise  # before the noise; or the ledger's own refusal of the charge (spent meanwhile), made again
+            if not drawn() or (charging and entry is None and isinstance(stop, (LedgerError, BudgetError))):
+                raise  # before the noise; or the ledger's own refusal of the charge (spent or registered meanwhile):
+                # a charge of its failure would be refused alike
             if entry is not None:  # between the charge and the end of this block
                 raise _charged_unseen(ledger, name, entry.seq, _stop_in_words(stop)) from None
             raise _charged_failure(FailedAfterNoise(_stop_in_words(stop)), ledger, name, events, plan, cost, terms,
                                    fingerprint, new_dataset) from None
     try:
-        before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
+        return _with_its_charge(result, synthetic, plan, cost, ledger, name, entry)
     except LedgerError as exc:  # a team ledger's server gone once the charge was committed: say it was charged
         raise _charged_unseen(ledger, name, entry.seq, f"It could not be read again to count what remains ({exc}).",
                               "once the ledger can be reached") from None
-    except BaseException as stop:  # Ctrl+C, a signal: the charge is made, and said to be
+    except BaseException as stop:  # Ctrl+C, a signal, a failure: the charge is made, and said to be
         raise _charged_unseen(ledger, name, entry.seq, _stop_in_words(stop)) from None
+
+
+def _with_its_charge(result: Release, synthetic: tuple, plan: ReleasePlan, cost: Guarantee, ledger: Ledger,
+                     name: str, entry: Entry) -> Release:
+    """The release charged as ``entry``, with what the ledger now says of its dataset."""
+    before, after = ledger.dataset(name, up_to=entry.seq - 1), ledger.dataset(name, up_to=entry.seq)
     rate = plan.dataset.sampling_rate
     sampling = None if rate is None else {
         "rate": rate,
@@ -552,7 +560,7 @@ def _charged_failure(failure: WorkbenchError, ledger: Ledger, name: str, events:
     and uncharged it would be a free look at them): the error to raise. Should the store refuse even that entry
     (the plan's own texts, public, which it holds too), nothing is charged and that refusal is raised: it depends on
     no noisy value."""
-    with stops_deferred():
+    with stops_held():  # made once the failure is said (``make_held_stop``)
         entry = ledger.charge(name, events, _failed_release(plan, cost).to_json(), _recorded(plan), terms,
                               fingerprint, new_dataset)
     return FailedAfterNoise(f"{failure} Its noise had already been drawn, so its budget is charged all the same "
