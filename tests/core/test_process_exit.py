@@ -55,8 +55,11 @@ def _ended(how: str) -> subprocess.CompletedProcess:
 def test_the_status_survives_a_read_ahead_still_running_and_sys_exit_does_not():
     ended = _ended("run_and_exit")
     assert ended.returncode == 2 and ended.stderr == "said before the end\n"
-    # the same program ended as before: the check catches the abort it is there for
-    aborted = _ended("sys.exit")
+    # the same program ended as before: the check catches the fault it is there for
+    try:
+        aborted = _ran(PROGRAM, "sys.exit", timeout=30)
+    except subprocess.TimeoutExpired:  # hung as the interpreter finalised (once, in a clean-clone CI run): the same fault
+        return
     assert aborted.returncode < 0  # a signal: SIGABRT ("terminate called…", or a fatal error of the GIL's state)
 
 
