@@ -102,6 +102,21 @@ def bad_corpus() -> Path:
     return generate.HERE
 
 
+@pytest.fixture
+def stop_signals():
+    """Python's own Ctrl+C handler (another test's Spark installs its own) for a test that sends this process a stop
+    signal; SIGINT's, SIGTERM's and SIGHUP's handlers are put back after it."""
+    import signal
+
+    numbers = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    before = {number: signal.getsignal(number) for number in numbers}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    for number, handler in before.items():
+        if handler is not None:
+            signal.signal(number, handler)
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One Spark session (local mode) for every test that runs the Spark engine: starting one takes seconds."""

@@ -117,7 +117,7 @@ def _spin() -> None:  # signal handlers run between two instructions
         pass
 
 
-def test_a_stop_waits_for_the_work_inside_and_then_stops_as_it_would_have(capfd):
+def test_a_stop_waits_for_the_work_inside_and_then_stops_as_it_would_have(capfd, stop_signals):
     """OpenDP's fit is never interrupted inside its call back into Python (the process aborted): the stop is said at
     once and made once the work has ended; should the work fail, its error goes on instead."""
     import os
@@ -127,28 +127,24 @@ def test_a_stop_waits_for_the_work_inside_and_then_stops_as_it_would_have(capfd)
 
     from workbench.core.process_exit import stops_deferred
 
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # another test's Spark installs its own
-    try:
-        done = []
-        with pytest.raises(KeyboardInterrupt):
-            with stops_deferred("Stopping once the work ends."):
-                os.kill(os.getpid(), signal.SIGINT)
-                _spin()
-                done.append(True)
-        assert done and "Stopping once the work ends." in capfd.readouterr().err
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-        with pytest.raises(ValueError):  # the work failing: its error, which ends the program anyway
-            with stops_deferred():
-                os.kill(os.getpid(), signal.SIGINT)
-                _spin()
-                raise ValueError("a numerical problem")
-        with stops_deferred():  # nothing heard: nothing made
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with stops_deferred("Stopping once the work ends."):
+            os.kill(os.getpid(), signal.SIGINT)
             _spin()
-    finally:
-        signal.signal(signal.SIGINT, before)
+            done.append(True)
+    assert done and "Stopping once the work ends." in capfd.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(ValueError):  # the work failing: its error, which ends the program anyway
+        with stops_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            _spin()
+            raise ValueError("a numerical problem")
+    with stops_deferred():  # nothing heard: nothing made
+        _spin()
 
 
-def test_a_stop_during_a_charge_is_held_until_the_release_is_shown():
+def test_a_stop_during_a_charge_is_held_until_the_release_is_shown(stop_signals):
     """A stop while a ledger's charge is made had left the release charged and never shown: it is kept, and made
     once the release is shown and written (``make_held_stop``)."""
     import os
@@ -158,21 +154,17 @@ def test_a_stop_during_a_charge_is_held_until_the_release_is_shown():
 
     from workbench.core.process_exit import make_held_stop, stops_held
 
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with stops_held():
-            os.kill(os.getpid(), signal.SIGINT)
-            _spin()
-            charged = True
-        assert charged  # nothing raised: the release goes on to be shown
-        with pytest.raises(KeyboardInterrupt):
-            make_held_stop()
-        make_held_stop()  # made once
-    finally:
-        signal.signal(signal.SIGINT, before)
+    with stops_held():
+        os.kill(os.getpid(), signal.SIGINT)
+        _spin()
+        charged = True
+    assert charged  # nothing raised: the release goes on to be shown
+    with pytest.raises(KeyboardInterrupt):
+        make_held_stop()
+    make_held_stop()  # made once
 
 
-def test_an_ignored_signal_stays_ignored_and_the_systems_default_ends_by_an_exception():
+def test_an_ignored_signal_stays_ignored_and_the_systems_default_ends_by_an_exception(stop_signals):
     """Under nohup SIGHUP is ignored: it must not be heard and said. Under the system's default (a library's
     caller), SIGTERM would end the process at once, before the charge: it ends it by SystemExit instead."""
     import os
@@ -182,19 +174,14 @@ def test_an_ignored_signal_stays_ignored_and_the_systems_default_ends_by_an_exce
 
     from workbench.core.process_exit import stops_deferred
 
-    before = {number: signal.getsignal(number) for number in (signal.SIGHUP, signal.SIGTERM)}
-    try:
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
-        with stops_deferred("never said"):
-            os.kill(os.getpid(), signal.SIGHUP)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    with stops_deferred("never said"):
+        os.kill(os.getpid(), signal.SIGHUP)
+        _spin()
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with pytest.raises(SystemExit) as ended:
+        with stops_deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
             _spin()
-        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        with pytest.raises(SystemExit) as ended:
-            with stops_deferred():
-                os.kill(os.getpid(), signal.SIGTERM)
-                _spin()
-        assert ended.value.code == 128 + signal.SIGTERM
-    finally:
-        for number, handler in before.items():
-            signal.signal(number, handler)
+    assert ended.value.code == 128 + signal.SIGTERM

@@ -114,8 +114,8 @@ def drawing_noise() -> Iterator[Callable[[], bool]]:
 
 
 def noise_drawn() -> None:
-    """Mark the release computed in this thread (``drawing_noise``) as having drawn noise: called before any work
-    that reads a noisy value, and once a statistic's noise is drawn."""
+    """Mark the release computed in this thread (``drawing_noise``) as having drawn noise: called before each call
+    into OpenDP that draws noise, and before any work that reads a noisy value (``after_noise``)."""
     _NOISE_DRAWN.set(True)
 
 

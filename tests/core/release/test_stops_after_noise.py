@@ -133,38 +133,26 @@ def _sigint_during_the_charge(monkeypatch, then: Exception | None = None) -> Non
     monkeypatch.setattr(Ledger, "charge", charge)
 
 
-def test_ctrl_c_during_the_charge_waits_until_the_release_is_shown(monkeypatch, ledger):
-    import signal
-
+def test_ctrl_c_during_the_charge_waits_until_the_release_is_shown(monkeypatch, ledger, stop_signals):
     from workbench.core.process_exit import make_held_stop
 
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # another test's Spark installs its own
-    try:
-        _sigint_during_the_charge(monkeypatch)
-        released = run.release(TABLE, PLAN, ledger, Guarantee(5.0, 0.0, "total budget"))
-        assert released.ledger["entry"] == 2 and len(released.statistics) == 2  # charged and shown
-        with pytest.raises(KeyboardInterrupt):  # then the program stops, as asked
-            make_held_stop()
-    finally:
-        signal.signal(signal.SIGINT, before)
+    _sigint_during_the_charge(monkeypatch)
+    released = run.release(TABLE, PLAN, ledger, Guarantee(5.0, 0.0, "total budget"))
+    assert released.ledger["entry"] == 2 and len(released.statistics) == 2  # charged and shown
+    with pytest.raises(KeyboardInterrupt):  # then the program stops, as asked
+        make_held_stop()
 
 
-def test_ctrl_c_never_turns_the_ledgers_own_answer_into_a_second_charge(monkeypatch, ledger):
+def test_ctrl_c_never_turns_the_ledgers_own_answer_into_a_second_charge(monkeypatch, ledger, stop_signals):
     """A team ledger that lost its connection during the COMMIT cannot tell whether the entry was recorded; Ctrl+C
     at that moment had replaced its answer, and the release was charged again as a failure (two entries)."""
-    import signal
-
     from workbench.core.process_exit import make_held_stop
     from workbench.core.release.ledger import LedgerError
 
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        _sigint_during_the_charge(monkeypatch, LedgerError("it cannot be told whether the entry was recorded"))
-        with pytest.raises(LedgerError, match="cannot be told"):
-            run.release(TABLE, PLAN, ledger, Guarantee(5.0, 0.0, "total budget"))
-        monkeypatch.undo()
-        assert [e.kind for e in ledger.entries("stopped")] == ["register", "release"]  # one charge, never two
-        with pytest.raises(KeyboardInterrupt):
-            make_held_stop()
-    finally:
-        signal.signal(signal.SIGINT, before)
+    _sigint_during_the_charge(monkeypatch, LedgerError("it cannot be told whether the entry was recorded"))
+    with pytest.raises(LedgerError, match="cannot be told"):
+        run.release(TABLE, PLAN, ledger, Guarantee(5.0, 0.0, "total budget"))
+    monkeypatch.undo()
+    assert [e.kind for e in ledger.entries("stopped")] == ["register", "release"]  # one charge, never two
+    with pytest.raises(KeyboardInterrupt):
+        make_held_stop()

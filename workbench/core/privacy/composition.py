@@ -22,9 +22,11 @@ Rogers & Wu 2023) each stay valid then (OpenDP's fully adaptive compositor has n
 bound is proved for a sequence fixed in advance, so it applies within one release (its statistics are
 all chosen before any is seen) and to a dataset's first release, never across releases. Taking the
 smaller of basic composition and zCDP at each step is valid at the dataset's δ while every event is pure;
-with Gaussian or other approximate events on the basic side, the two filters' δ may add up (docs/ledger.md). Parallel composition needs no accountant of its own:
-a statistic by group is one query over all its groups, whose sensitivity counts how many
-groups one person can touch (``sensitivity.grouped``), so ε is spent once, not per group.
+with Gaussian or other approximate events on the basic side, the two filters' δ may add up (docs/ledger.md).
+
+Parallel composition needs no accountant of its own: a statistic by group is one query over all its
+groups, whose sensitivity counts how many groups one person can touch (``sensitivity.grouped``), so ε is
+spent once, not per group.
 """
 
 from __future__ import annotations

@@ -764,7 +764,8 @@ def _record(name: str, history: list[Entry]) -> DatasetRecord:
         privacy_unit=register["privacy_unit"],
         spent=compose_releases(releases, delta=budget["delta"]),
         releases=len(releases),
-        counted=compose([e for events in releases for e in events], budget["delta"], adaptive=True),
+        # with several releases ``spent`` is composed so already; a single one's may be the PLD's
+        counted=compose(releases[0], budget["delta"], adaptive=True) if len(releases) == 1 else None,
     )
 
 
